@@ -1,0 +1,144 @@
+"""Compile a ``FormatSpec`` once into the lookup structures a stream needs.
+
+Per state: the transitions, a regex that finds the earliest live marker, the set of proper
+prefixes of live markers (the text a stream may hold back at the end of a delta), and a regex
+of the characters that can start a marker (a cheap test that nothing needs holding back).
+Each comes in two variants: all live markers (text-only streams, or when a special token is
+pending) and non-special markers only (token ids flow and no special token is pending).
+
+Validation: every state is reachable from an initial state candidate, no marker string
+belongs to two terminals, every terminal is used. The result is immutable and cached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ._errors import FormatError
+from ._spec import ARGS_DONE, CONTENT, REASONING, FormatSpec, Region, Rule
+from ._tokenizer import Vocab
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """The markers live in one state, for one matching mode."""
+
+    pattern: re.Pattern[str] | None
+    prefixes: frozenset[str]
+    longest_prefix: int
+    starts: re.Pattern[str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StateTable:
+    name: str
+    region: Region
+    rules: Mapping[str, Rule]
+    text_lex: Lexicon  # all live markers, matched as text
+    plain_lex: Lexicon  # live markers that are not special tokens
+    done_rule: Rule | None  # transition on ARGS_DONE
+
+
+def _lexicon(strings: list[str]) -> Lexicon:
+    if not strings:
+        return Lexicon(None, frozenset(), 0, None)
+    ordered = sorted(set(strings), key=lambda s: (-len(s), s))
+    pattern = re.compile("|".join(re.escape(s) for s in ordered))
+    prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
+    starts = re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
+    return Lexicon(pattern, prefixes, max((len(p) for p in prefixes), default=0), starts)
+
+
+@dataclass(frozen=True)
+class CompiledFormat:
+    spec: FormatSpec
+    states: Mapping[str, StateTable]
+    terminal_of: Mapping[str, str]  # marker string -> terminal
+    special: frozenset[str]  # terminals matched by token id when ids flow
+    special_ids: Mapping[int, str]  # token id -> terminal
+    marker_of: Mapping[str, str]  # special terminal -> its canonical marker string
+    think_start_ids: frozenset[int]
+    think_end_ids: frozenset[int]
+
+    def start_state(self, state: str) -> StateTable:
+        return self.states[state]
+
+
+def compile_format(spec: FormatSpec, vocab: Vocab | None = None) -> CompiledFormat:
+    return _compile(spec, vocab)
+
+
+@lru_cache(maxsize=256)
+def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
+    terminal_of: dict[str, str] = {}
+    for terminal, strings in spec.terminals.items():
+        if not strings:
+            raise FormatError(f"{spec.name}: terminal {terminal} has no marker string")
+        for s in strings:
+            if s in terminal_of and terminal_of[s] != terminal:
+                raise FormatError(f"{spec.name}: marker {s!r} belongs to {terminal_of[s]} and {terminal}")
+            terminal_of[s] = terminal
+    used = {t for (_s, t) in spec.table}
+    unused = set(spec.terminals) - used
+    if unused:
+        raise FormatError(f"{spec.name}: terminals never used in the table: {sorted(unused)}")
+
+    # special terminals: declared special, and (with a tokenizer) really one added token
+    special_ids: dict[int, str] = {}
+    marker_of: dict[str, str] = {}
+    special: set[str] = set()
+    for terminal in spec.special:
+        for s in spec.terminals[terminal]:
+            if vocab is None:
+                special.add(terminal)
+                marker_of.setdefault(terminal, s)
+                continue
+            token_id = vocab.special_id(s)
+            if token_id is not None:
+                special.add(terminal)
+                special_ids[token_id] = terminal
+                marker_of.setdefault(terminal, s)
+
+    states: dict[str, StateTable] = {}
+    for state, region in spec.regions.items():
+        live = {t: r for (s, t), r in spec.table.items() if s == state and t != ARGS_DONE}
+        all_strings = [s for t in live for s in spec.terminals[t]]
+        plain_strings = [s for t in live if t not in special for s in spec.terminals[t]]
+        states[state] = StateTable(
+            name=state,
+            region=region,
+            rules=live,
+            text_lex=_lexicon(all_strings),
+            plain_lex=_lexicon(plain_strings),
+            done_rule=spec.table.get((state, ARGS_DONE)),
+        )
+
+    # reachability from the possible initial states
+    seen = {s for s in (CONTENT, REASONING) if s in states}
+    todo = list(seen)
+    while todo:
+        s = todo.pop()
+        for rule in list(states[s].rules.values()) + ([states[s].done_rule] if states[s].done_rule else []):
+            if rule.next not in seen:
+                seen.add(rule.next)
+                todo.append(rule.next)
+    unreachable = set(states) - seen
+    if unreachable:
+        raise FormatError(f"{spec.name}: states unreachable from the initial states: {sorted(unreachable)}")
+
+    def ids_for(terminal: str) -> frozenset[int]:
+        return frozenset(i for i, t in special_ids.items() if t == terminal)
+
+    return CompiledFormat(
+        spec=spec,
+        states=states,
+        terminal_of=terminal_of,
+        special=frozenset(special),
+        special_ids=special_ids,
+        marker_of=marker_of,
+        think_start_ids=ids_for("THINK_START"),
+        think_end_ids=ids_for("THINK_END"),
+    )

@@ -1,0 +1,42 @@
+"""Every error trisect raises, declared in one place.
+
+Malformed *model output* is not an error: it degrades by the documented rules of the engine
+(see ``_stream.py``). Errors are for bad *input from the caller*: an unknown format name, a
+request whose options contradict each other, a tool schema that cannot be used, a stream that
+is fed after it was finished, or ``strict=True`` parsing that meets malformed output.
+"""
+
+from __future__ import annotations
+
+
+class TrisectError(Exception):
+    """Base class of every error raised by trisect."""
+
+
+class FormatError(TrisectError):
+    """A format name is unknown, or a format description is inconsistent."""
+
+
+class RequestError(TrisectError, ValueError):
+    """Request options are invalid (unknown option, wrong type, contradictory choices)."""
+
+
+class ToolSchemaError(RequestError):
+    """A tool definition cannot be used (not an OpenAI function tool, bad JSON schema)."""
+
+
+class StreamError(TrisectError):
+    """A stream was used out of order (fed after ``finish()``) or given inconsistent input."""
+
+
+class MalformedOutputError(TrisectError):
+    """Raised instead of degrading when a stream or ``parse()`` runs with ``strict=True``.
+
+    ``state`` is the engine state the stream was in and ``position`` the character offset in
+    the output where the problem was detected.
+    """
+
+    def __init__(self, message: str, *, state: str, position: int) -> None:
+        super().__init__(f"{message} (state {state}, output offset {position})")
+        self.state = state
+        self.position = position

@@ -1,0 +1,234 @@
+"""An incremental JSON scanner: consumes exactly one JSON value, fed in pieces.
+
+It validates as it goes, so every prefix it accepted is a prefix of some valid JSON text, and
+it stops right after the value ends (``done``) or at the first character that cannot continue
+it (``failed``). It never builds the value: callers slice the text they fed it. Runs inside
+strings, whitespace and digits are skipped with one regex match each, so the cost is a small
+constant per structural character plus C speed for long strings.
+
+Cost: O(len(piece)) per ``feed``; state is O(nesting depth).
+"""
+
+from __future__ import annotations
+
+import re
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STR_RUN = re.compile(r'[^"\\\x00-\x1f]*')
+_NUM_RUN = re.compile(r"[0-9eE.+\-]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ESCAPES = frozenset('"\\/bfnrtu')
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+
+# scanner states
+_VALUE = 0  # expecting a value
+_STRING = 1  # inside a string
+_ESC = 2  # after a backslash in a string
+_UHEX = 3  # inside \uXXXX
+_NUM = 4  # inside a number
+_LIT = 5  # inside true/false/null
+_KEY_OR_CLOSE = 6  # after "{"
+_KEY = 7  # after "," in an object
+_COLON = 8  # after a key
+_AFTER = 9  # after a value inside a container
+_VALUE_OR_CLOSE = 10  # after "["
+_DONE = 11
+_FAILED = 12
+
+
+class JsonScanner:
+    """Consumes one JSON value. ``feed(s, i, end)`` returns the index where it stopped."""
+
+    __slots__ = ("_stack", "_state", "_in_key", "_pending", "_hex_left")
+
+    def __init__(self) -> None:
+        self._stack: list[str] = []
+        self._state = _VALUE
+        self._in_key = False
+        self._pending = ""  # number text so far, or the rest of a literal
+        self._hex_left = 0
+
+    @property
+    def done(self) -> bool:
+        return self._state == _DONE
+
+    @property
+    def failed(self) -> bool:
+        return self._state == _FAILED
+
+    @property
+    def started(self) -> bool:
+        return self._state != _VALUE or bool(self._stack)
+
+    @property
+    def depth(self) -> int:
+        return len(self._stack)
+
+    @property
+    def in_string(self) -> bool:
+        return self._state in (_STRING, _ESC, _UHEX)
+
+    def close(self) -> bool:
+        """End of input: a number at top level may end here. Returns ``done``."""
+        if self._state == _NUM and not self._stack and _NUMBER.match(self._pending):
+            self._state = _DONE
+        return self._state == _DONE
+
+    def _end_value(self) -> int:
+        if not self._stack:
+            return _DONE
+        return _AFTER
+
+    def feed(self, s: str, i: int = 0, end: int | None = None) -> int:
+        if end is None:
+            end = len(s)
+        st = self._state
+        stack = self._stack
+        while i < end and st < _DONE:
+            if st == _STRING:
+                i = _STR_RUN.match(s, i, end).end()
+                if i >= end:
+                    break
+                c = s[i]
+                i += 1
+                if c == '"':
+                    if self._in_key:
+                        self._in_key = False
+                        st = _COLON
+                    else:
+                        st = self._end_value()
+                elif c == "\\":
+                    st = _ESC
+                else:
+                    st = _FAILED
+                    i -= 1
+                continue
+            c = s[i]
+            if st == _VALUE or st == _VALUE_OR_CLOSE:
+                if c in " \t\r\n":
+                    i = _WS.match(s, i, end).end()
+                    continue
+                if c == '"':
+                    st = _STRING
+                elif c == "{":
+                    stack.append("}")
+                    st = _KEY_OR_CLOSE
+                elif c == "[":
+                    stack.append("]")
+                    st = _VALUE_OR_CLOSE
+                elif c == "]" and st == _VALUE_OR_CLOSE:
+                    stack.pop()
+                    st = self._end_value()
+                elif c == "-" or "0" <= c <= "9":
+                    st = _NUM
+                    self._pending = ""
+                    continue  # the number run below takes the character
+                elif c in _LITERALS:
+                    st = _LIT
+                    self._pending = _LITERALS[c][1:]
+                else:
+                    st = _FAILED
+                    break
+                i += 1
+            elif st == _NUM:
+                j = _NUM_RUN.match(s, i, end).end()
+                self._pending += s[i:j]
+                i = j
+                if i >= end:
+                    if not _number_prefix_ok(self._pending):
+                        st = _FAILED
+                    break
+                if not _NUMBER.match(self._pending):
+                    st = _FAILED
+                    break
+                self._pending = ""
+                st = self._end_value()
+            elif st == _LIT:
+                want = self._pending
+                if c != want[0]:
+                    st = _FAILED
+                    break
+                i += 1
+                self._pending = want[1:]
+                if not self._pending:
+                    st = self._end_value()
+            elif st == _ESC:
+                if c not in _ESCAPES:
+                    st = _FAILED
+                    break
+                i += 1
+                if c == "u":
+                    st = _UHEX
+                    self._hex_left = 4
+                else:
+                    st = _STRING
+            elif st == _UHEX:
+                if c not in _HEX:
+                    st = _FAILED
+                    break
+                i += 1
+                self._hex_left -= 1
+                if not self._hex_left:
+                    st = _STRING
+            elif st == _KEY_OR_CLOSE or st == _KEY:
+                if c in " \t\r\n":
+                    i = _WS.match(s, i, end).end()
+                    continue
+                if c == '"':
+                    self._in_key = True
+                    st = _STRING
+                elif c == "}" and st == _KEY_OR_CLOSE:
+                    stack.pop()
+                    st = self._end_value()
+                else:
+                    st = _FAILED
+                    break
+                i += 1
+            elif st == _COLON:
+                if c in " \t\r\n":
+                    i = _WS.match(s, i, end).end()
+                    continue
+                if c != ":":
+                    st = _FAILED
+                    break
+                i += 1
+                st = _VALUE
+            else:  # _AFTER
+                if c in " \t\r\n":
+                    i = _WS.match(s, i, end).end()
+                    continue
+                if c == ",":
+                    st = _KEY if stack[-1] == "}" else _VALUE
+                elif c == stack[-1]:
+                    stack.pop()
+                    st = self._end_value()
+                else:
+                    st = _FAILED
+                    break
+                i += 1
+        self._state = st
+        return i
+
+
+_NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?\Z")
+
+
+def _number_prefix_ok(text: str) -> bool:
+    """Whether ``text`` can still grow into a valid JSON number."""
+    if not _NUMBER_PREFIX.match(text):
+        return False
+    # "0" may not be followed by digits; "." needs a digit before it.
+    body = text.lstrip("-")
+    if body[:1] == "0" and body[1:2].isdigit():
+        return False
+    return not body.startswith(".") and not body.startswith("e") and not body.startswith("E")
+
+
+def is_json_object(text: str) -> bool:
+    """Whether ``text`` is exactly one JSON object (surrounding whitespace allowed)."""
+    scanner = JsonScanner()
+    stripped = text.strip(" \t\r\n")
+    if not stripped.startswith("{"):
+        return False
+    return scanner.feed(stripped) == len(stripped) and scanner.done

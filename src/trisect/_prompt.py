@@ -1,0 +1,69 @@
+"""Where the rendered prompt leaves the model: inside an open reasoning block, after a closed
+one, or undecided (then the request's switches and the family's default decide).
+
+A prompt ends inside reasoning when its last reasoning-start marker comes after its last
+reasoning-end marker and after its last turn marker (``<think>\\n`` pre-filled by the R1 or
+Qwen templates, ``continue_final_message``). It has closed reasoning when its last end marker
+comes after the last start and after the last turn marker (Qwen3 with thinking off renders
+``<think>\\n\\n</think>\\n\\n``; DeepSeek V3.1 non-thinking renders ``</think>``). Earlier turns'
+reasoning blocks never decide, because a turn marker follows them.
+
+Cost: one reverse search per marker over the prompt (text) or one pass over its ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._compile import CompiledFormat
+from ._tokenizer import Vocab
+
+OPEN = "open"
+CLOSED = "closed"
+
+
+def _last_text(prompt: str, markers: Sequence[str]) -> int:
+    return max((prompt.rfind(m) for m in markers), default=-1)
+
+
+def _verdict(start: int, end: int, turn: int) -> str | None:
+    if start > max(end, turn):
+        return OPEN
+    if end > max(start, turn):
+        return CLOSED
+    return None
+
+
+def prompt_verdict(
+    compiled: CompiledFormat,
+    *,
+    prompt_text: str | None,
+    prompt_token_ids: Sequence[int] | None,
+    vocab: Vocab | None,
+) -> str | None:
+    spec = compiled.spec
+    starts = spec.terminals.get("THINK_START", ())
+    ends = spec.terminals.get("THINK_END", ())
+    if not starts and not ends:
+        return None
+    if prompt_token_ids is not None and vocab is not None:
+        start_ids = {vocab.special_id(s) for s in starts} - {None}
+        end_ids = {vocab.special_id(s) for s in ends} - {None}
+        turn_ids = {vocab.special_id(s) for s in spec.turn_markers} - {None}
+        if start_ids or end_ids:
+            start = end = turn = -1
+            for i in range(len(prompt_token_ids) - 1, -1, -1):
+                t = prompt_token_ids[i]
+                if t in start_ids:
+                    start = i
+                elif t in end_ids:
+                    end = i
+                elif t in turn_ids:
+                    turn = i
+                else:
+                    continue
+                break  # the last marker of any kind decides
+            return _verdict(start, end, turn)
+    if prompt_text is not None:
+        return _verdict(_last_text(prompt_text, starts), _last_text(prompt_text, ends), _last_text(prompt_text, spec.turn_markers))
+    return None

@@ -1,0 +1,85 @@
+"""Per-request options, validated once before any parsing.
+
+``Request`` holds what ``parse()`` / ``stream()`` accept as keyword arguments. Unknown options
+and wrongly typed ones are a ``RequestError`` at once, never a surprise mid-stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import RequestError
+from ._schema import tool_index
+
+_TRUE = (True, "true", "True", 1)
+
+
+@dataclass(frozen=True)
+class Request:
+    tools: tuple[Mapping[str, Any], ...] | None = None
+    tool_index: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    reasoning_effort: str | None = None
+    prompt_text: str | None = None
+    prompt_token_ids: tuple[int, ...] | None = None
+    id_factory: Callable[[int], str] | None = None
+    strict: bool = False
+
+    def switch(self, *names: str, default: bool) -> bool:
+        """A boolean chat-template switch (``thinking``, ``enable_thinking``), first given wins."""
+        for name in names:
+            if name in self.chat_template_kwargs:
+                value = self.chat_template_kwargs[name]
+                if value is None:
+                    continue
+                return value in _TRUE
+        return default
+
+
+_OPTIONS = {
+    "tools",
+    "chat_template_kwargs",
+    "reasoning_effort",
+    "prompt_text",
+    "prompt_token_ids",
+    "id_factory",
+    "strict",
+}
+
+
+def make_request(options: Mapping[str, Any]) -> Request:
+    unknown = sorted(set(options) - _OPTIONS)
+    if unknown:
+        raise RequestError(f"unknown request option(s): {', '.join(unknown)}")
+    tools = options.get("tools")
+    kwargs = options.get("chat_template_kwargs") or {}
+    if not isinstance(kwargs, Mapping):
+        raise RequestError("chat_template_kwargs must be a mapping")
+    effort = options.get("reasoning_effort")
+    if effort is not None and not isinstance(effort, str):
+        raise RequestError("reasoning_effort must be a string")
+    prompt_text = options.get("prompt_text")
+    if prompt_text is not None and not isinstance(prompt_text, str):
+        raise RequestError("prompt_text must be a string")
+    prompt_ids = options.get("prompt_token_ids")
+    if prompt_ids is not None:
+        if isinstance(prompt_ids, (str, bytes)) or not isinstance(prompt_ids, Sequence):
+            raise RequestError("prompt_token_ids must be a sequence of integers")
+        prompt_ids = tuple(prompt_ids)
+        if not all(isinstance(t, int) for t in prompt_ids):
+            raise RequestError("prompt_token_ids must be a sequence of integers")
+    id_factory = options.get("id_factory")
+    if id_factory is not None and not callable(id_factory):
+        raise RequestError("id_factory must be callable (index -> id)")
+    return Request(
+        tools=tuple(tools) if tools is not None else None,
+        tool_index=tool_index(tools),
+        chat_template_kwargs=dict(kwargs),
+        reasoning_effort=effort,
+        prompt_text=prompt_text,
+        prompt_token_ids=prompt_ids,
+        id_factory=id_factory,
+        strict=bool(options.get("strict", False)),
+    )

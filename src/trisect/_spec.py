@@ -1,0 +1,173 @@
+"""How a format is described: data, not code.
+
+A ``FormatSpec`` names its terminals (marker strings, with aliases), says which of them are
+special tokens in the family's tokenizer, maps each state to the field its text goes to
+(``Region``), and gives one transition table ``(state, terminal) -> (next state, actions)``.
+A terminal with no entry in the current state is ordinary text of that state.
+
+Reasoning formats and tool-call formats are described separately (users pick them
+separately, as in vLLM's ``--reasoning-parser`` / ``--tool-call-parser``) and ``combine()``
+joins them: the tool format's transitions out of ``CONTENT`` also leave ``REASONING`` when
+the reasoning format says a tool-call marker ends reasoning (Qwen3, GLM, Kimi, Mistral).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._errors import FormatError
+
+if TYPE_CHECKING:
+    from ._codecs import CodecFactory
+    from ._request import Request
+
+
+class Region(enum.Enum):
+    """Where the text of a state goes."""
+
+    REASONING = "reasoning"
+    CONTENT = "content"
+    NAME = "name"  # the tool name (and, for some families, the call id)
+    ARGS = "args"  # the argument codec of the open call
+    SKIP = "skip"  # envelope formatting between markers: whitespace is dropped
+
+
+class Act(enum.Enum):
+    """What a transition does besides changing state."""
+
+    REASONING_END = "reasoning_end"
+    CALL_START = "call_start"  # a call opens at this marker
+    NAME_END = "name_end"  # the name region is complete
+    ARG_MARKER = "arg_marker"  # the marker is structure of the argument codec
+    ARGS_END = "args_end"  # the arguments are complete
+    CALL_END = "call_end"  # the call is complete
+
+
+REASONING = "REASONING"
+CONTENT = "CONTENT"
+ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own structure
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    next: str
+    acts: tuple[Act, ...] = ()
+
+
+Table = Mapping[tuple[str, str], Rule]
+
+
+def rules(*rows: tuple[str, str, str, tuple[Act, ...]]) -> dict[tuple[str, str], Rule]:
+    """Build a table from ``(state, terminal, next, acts)`` rows; duplicates are an error."""
+    table: dict[tuple[str, str], Rule] = {}
+    for state, terminal, nxt, acts in rows:
+        if (state, terminal) in table:
+            raise FormatError(f"duplicate table entry ({state}, {terminal})")
+        table[(state, terminal)] = Rule(nxt, tuple(acts))
+    return table
+
+
+def _always(_request: Request) -> str:
+    return CONTENT
+
+
+@dataclass(frozen=True, eq=False)
+class FormatSpec:
+    """One format, as data. See the module docstring."""
+
+    name: str
+    kind: str  # "reasoning" or "tools"
+    terminals: Mapping[str, tuple[str, ...]]
+    regions: Mapping[str, Region]
+    table: Table
+    special: frozenset[str] = frozenset()
+    models: tuple[str, ...] = ()
+    reference: str = ""
+    aliases: tuple[str, ...] = ()
+    # reasoning formats
+    initial: Callable[[Request], str] = _always
+    tool_start_ends_reasoning: bool = False
+    turn_markers: tuple[str, ...] = ()  # prompt markers that begin or end a turn
+    # tool formats
+    codec: CodecFactory | None = None
+    validate_names: bool = False
+    parse_name: Callable[[str], tuple[str, str | None]] | None = None
+    # text normalisation: characters stripped from reasoning/content next to markers
+    strip: str = " \t\r\n"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("reasoning", "tools", "combined"):
+            raise FormatError(f"{self.name}: kind must be 'reasoning' or 'tools'")
+        for (state, terminal), rule in self.table.items():
+            if state not in self.regions or rule.next not in self.regions:
+                raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown state")
+            if terminal not in self.terminals and terminal != ARGS_DONE:
+                raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown terminal")
+        for terminal in self.special:
+            if terminal not in self.terminals:
+                raise FormatError(f"{self.name}: special terminal {terminal} is not declared")
+
+
+IDENTITY = FormatSpec(
+    name="identity",
+    kind="reasoning",
+    terminals={},
+    regions={CONTENT: Region.CONTENT},
+    table={},
+    models=("any model without a reasoning block",),
+    reference="no markers: everything is content",
+)
+
+
+def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpec:
+    """Join a reasoning format and a tool-call format into one table.
+
+    Terminal names are shared: the same name must mean the same markers in both. When the
+    reasoning format says so, every transition that opens a call from ``CONTENT`` on a
+    special-token marker also opens it from ``REASONING``, ending reasoning first.
+    """
+    r = reasoning or IDENTITY
+    if tools is None:
+        return r
+    terminals: dict[str, tuple[str, ...]] = dict(r.terminals)
+    for name, strings in tools.terminals.items():
+        if name in terminals and terminals[name] != strings:
+            raise FormatError(f"{r.name} + {tools.name}: terminal {name} means different markers")
+        terminals[name] = strings
+    regions = dict(r.regions)
+    for state, region in tools.regions.items():
+        if state in regions and regions[state] != region:
+            raise FormatError(f"{r.name} + {tools.name}: state {state} has two regions")
+        regions[state] = region
+    table: dict[tuple[str, str], Rule] = dict(r.table)
+    for (state, terminal), rule in tools.table.items():
+        if (state, terminal) in table:
+            raise FormatError(f"{r.name} + {tools.name}: both define ({state}, {terminal})")
+        table[(state, terminal)] = rule
+    if r.tool_start_ends_reasoning and REASONING in regions:
+        for (state, terminal), rule in tools.table.items():
+            opens = state == CONTENT and Act.CALL_START in rule.acts and terminal in tools.special
+            if opens and (REASONING, terminal) not in table:
+                table[(REASONING, terminal)] = Rule(rule.next, (Act.REASONING_END, *rule.acts))
+    return FormatSpec(
+        name=f"{r.name}+{tools.name}",
+        kind="combined",
+        terminals=terminals,
+        regions=regions,
+        table=table,
+        special=r.special | tools.special,
+        models=tools.models,
+        reference=tools.reference,
+        initial=r.initial,
+        tool_start_ends_reasoning=r.tool_start_ends_reasoning,
+        turn_markers=r.turn_markers,
+        codec=tools.codec,
+        validate_names=tools.validate_names,
+        parse_name=tools.parse_name,
+        strip="".join(sorted(set(r.strip) & set(tools.strip))),
+        extra={**r.extra, **tools.extra},
+    )

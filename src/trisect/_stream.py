@@ -1,0 +1,564 @@
+"""The engine: one streaming state machine that runs every format.
+
+A stream holds its state (one ``StateTable``), the text held back because it may still become
+a marker, the open tool call, and — when token ids flow — the special tokens whose text has
+not been reached yet. ``feed()`` scans only the new text (plus at most one held-back marker
+prefix), so its cost is proportional to the delta; nothing already seen is scanned again.
+
+Rules, all formats alike:
+
+* A marker split across deltas is recognised; text that may still become a marker is held,
+  never more than the longest live-marker prefix, and released as soon as it cannot.
+* A terminal with no table entry in the current state is ordinary text of that state.
+* With a tokenizer and token ids, a special-token marker counts only where its token id is:
+  text that spells the marker with ordinary tokens stays text. Ids may arrive before their
+  text (detokenizer hold-back); the terminal then waits for its text, so events keep text
+  order. Text and ids are aligned by the bytes of the ordinary tokens (tolerating a few bytes
+  of decoder drift, re-synchronised at each special token). When text is given with ids it
+  must contain the special tokens' text (``skip_special_tokens=False``), as every engine sets
+  it when a tool or reasoning parser runs; or pass ids alone and trisect detokenizes.
+* Inside structured (JSON) arguments, the JSON decides where the arguments end, so a marker
+  string inside a JSON string is argument text; a special token given by id still ends it.
+* Whitespace next to a marker (and at the start and end of the output) is template
+  formatting: it is stripped from reasoning and content (``FormatSpec.strip``). Whitespace in
+  envelope regions (``Region.SKIP``) is dropped; other text there outside a call is content.
+* ``finish()`` releases held text, ends reasoning, and closes an unfinished call: a call that
+  was not yet streamed is not a call (its raw text, markers included, becomes content); a call
+  already streamed is reported in ``Delta.aborted``. Malformed calls (invalid arguments, no
+  name, a name not among the tools where the family validates names) follow the same rule
+  when they end. ``atomic`` streams hold every call until it is complete, so they stream
+  exactly what ``parse()`` returns, even for truncated and malformed output.
+  ``strict=True`` raises ``MalformedOutputError`` instead of degrading.
+
+Cost: O(len(delta) + tokens in delta) per ``feed``, amortised; memory O(open call + held text).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+
+from ._compile import CompiledFormat, Lexicon, StateTable
+from ._errors import MalformedOutputError, StreamError
+from ._events import (
+    ContentText,
+    Event,
+    ReasoningEnd,
+    ReasoningText,
+    ToolCallAborted,
+    ToolCallArguments,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ._message import Delta, ToolCallDelta
+from ._request import Request
+from ._spec import Act, Region, Rule
+from ._tokenizer import Detokenizer, Vocab
+from .codecs import CallCodec
+
+# bytes of decoder drift tolerated between the ids' text and the text an engine sent
+_ALIGN_TOLERANCE = 4
+
+_REASONING = Region.REASONING
+_CONTENT = Region.CONTENT
+_NAME = Region.NAME
+_ARGS = Region.ARGS
+_SKIP = Region.SKIP
+
+
+def random_call_id(_index: int) -> str:
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+class _Call:
+    """The open tool call."""
+
+    __slots__ = ("codec", "raw", "name_parts", "name", "id", "index", "ws_before", "bad", "args", "args_closed", "start")
+
+    def __init__(self, codec: CallCodec, marker: str, ws_before: str, start: int) -> None:
+        self.codec = codec
+        self.raw: list[str] | None = [marker]  # exact text, kept until the call is streamed
+        self.name_parts: list[str] = []
+        self.name: str | None = None
+        self.id: str | None = None
+        self.index: int | None = None  # set once streamed
+        self.ws_before = ws_before
+        self.bad = ""  # why the call is not a call
+        self.args: list[str] = []  # argument text produced before the call was streamed
+        self.args_closed = False
+        self.start = start
+
+
+class StreamParser:
+    """One stream (one request, one choice). Create it with ``Parser.stream()``."""
+
+    def __init__(
+        self,
+        compiled: CompiledFormat,
+        request: Request,
+        *,
+        initial_state: str,
+        vocab: Vocab | None = None,
+        atomic_tool_calls: bool = False,
+    ) -> None:
+        self._c = compiled
+        self._spec = compiled.spec
+        self._request = request
+        self._vocab = vocab
+        self._atomic = atomic_tool_calls
+        self._strict = request.strict
+        self._strip = compiled.spec.strip
+        self._st: StateTable = compiled.states[initial_state]
+        self._new_id: Callable[[int], str] = request.id_factory or random_call_id
+        self._hold = ""
+        self._seg_start = True
+        self._ws = ""
+        self._no_boundary = False
+        self._call: _Call | None = None
+        self._n_calls = 0
+        self._out: list[Event] = []
+        self._finished = False
+        self._offset = 0  # characters of output processed before the current data
+        self.reasoning_ended = initial_state != "REASONING"
+        # token ids
+        self._ids_mode = False
+        self._decode_ids: bool | None = None
+        self._detok: Detokenizer | None = None
+        self._pending: deque[tuple[int, str]] = deque()
+        self._id_obytes = 0  # ordinary bytes of all ids fed
+        self._text_obytes = 0  # ordinary bytes of text before data[_tb_pos]
+        self._tb_pos = 0
+        self._shift = 0
+        self.num_tokens = 0
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def state(self) -> str:
+        return self._st.name
+
+    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
+        """Add one delta of model output; returns what it adds to the message, or ``None``."""
+        return _fold(self.events(text, token_ids))
+
+    def finish(self) -> Delta | None:
+        """End of output: release held text and close what is open."""
+        return _fold(self.finish_events())
+
+    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        """Like ``feed()``, returning the typed events instead of a folded delta."""
+        if self._finished:
+            raise StreamError("feed() after finish(): create a new stream per request")
+        if token_ids:
+            text = self._take_ids(text, token_ids)
+        elif text is None:
+            return []
+        elif self._decode_ids:
+            raise StreamError("this stream detokenizes ids itself: feed token ids without text")
+        if not isinstance(text, str):
+            raise StreamError(f"text must be a string, not {type(text).__name__}")
+        self._out = []
+        if text or self._hold:
+            self._process(text, final=False)
+        return self._out
+
+    def finish_events(self) -> list[Event]:
+        if self._finished:
+            raise StreamError("finish() called twice")
+        self._out = []
+        tail = self._detok.flush() if self._detok is not None else ""
+        self._process(tail, final=True)
+        call = self._call
+        if call is not None:
+            if call.codec.structured and call.codec.done and not call.bad:
+                self._end_call()
+            else:
+                self._fail_open_call("unfinished: the output ended inside the call")
+        self._ws = ""
+        if self._st.region is _REASONING and not self.reasoning_ended:
+            self.reasoning_ended = True
+        self._finished = True
+        return self._out
+
+    # ------------------------------------------------------------------ token ids
+
+    def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str:
+        vocab = self._vocab
+        self.num_tokens += len(token_ids)
+        if vocab is None:
+            if text is None:
+                raise StreamError("token ids without text need a tokenizer: Parser(..., tokenizer=...)")
+            return text
+        decode = text is None
+        if self._decode_ids is None:
+            self._decode_ids = decode
+            if decode:
+                self._detok = Detokenizer(vocab, self._c.special_ids)
+        elif self._decode_ids != decode:
+            raise StreamError("feed either text with ids or ids alone, the same way for the whole stream")
+        self._ids_mode = True
+        special_ids = self._c.special_ids
+        pending = self._pending
+        obytes = self._id_obytes
+        for token_id in token_ids:
+            terminal = special_ids.get(token_id)
+            if terminal is not None:
+                pending.append((obytes, terminal))
+            else:
+                added = vocab.added_text(token_id)
+                if added is None:
+                    obytes += len(vocab.token_bytes(token_id))
+                elif not decode:  # an engine's text carries added tokens (see module doc)
+                    obytes += len(added.encode("utf-8"))
+        self._id_obytes = obytes
+        if decode:
+            assert self._detok is not None
+            return self._detok.decode(token_ids)
+        return text  # type: ignore[return-value]
+
+    def _obytes_at(self, data: str, i: int) -> int:
+        if i > self._tb_pos:
+            piece = data[self._tb_pos : i]
+            self._text_obytes += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+            self._tb_pos = i
+        return self._text_obytes
+
+    def _real_special(self, terminal: str, y: int, claim: bool) -> bool:
+        """Is there a pending special token ``terminal`` at ordinary-byte offset ``y``?"""
+        pending = self._pending
+        y += self._shift
+        if claim:
+            while pending and pending[0][0] < y - _ALIGN_TOLERANCE:
+                pending.popleft()  # its text never came (skipped): it cannot be matched any more
+        for k, (off, term) in enumerate(pending):
+            if off > y + _ALIGN_TOLERANCE:
+                return False
+            if term == terminal and off >= y - _ALIGN_TOLERANCE:
+                if claim:
+                    del pending[k]
+                    self._shift += off - y
+                return True
+        return False
+
+    def _next_special(self, data: str, pos: int, end: int) -> int:
+        """Index of the next real special-token marker in data[pos:end], or end."""
+        lex = self._st.text_lex
+        if lex.pattern is None:
+            return end
+        special = self._c.special
+        base = self._obytes_at(data, pos)
+        for m in lex.pattern.finditer(data, pos, end):
+            terminal = self._c.terminal_of[m.group()]
+            if terminal in special:
+                piece = data[pos : m.start()]
+                y = base + (len(piece) if piece.isascii() else len(piece.encode("utf-8")))
+                if self._real_special(terminal, y, claim=False):
+                    return m.start()
+        return end
+
+    # ------------------------------------------------------------------ scanning
+
+    def _lexicon(self) -> Lexicon:
+        if self._ids_mode and not self._pending:
+            return self._st.plain_lex
+        return self._st.text_lex
+
+    def _process(self, text: str, final: bool) -> None:
+        data = self._hold + text if self._hold else text
+        self._hold = ""
+        self._tb_pos = 0
+        n = len(data)
+        pos = scan = 0
+        while pos < n:
+            st = self._st
+            call = self._call
+            if st.region is _ARGS and call is not None and call.codec.structured:
+                codec = call.codec
+                if not (codec.done or codec.failed):
+                    limit = self._next_special(data, pos, n) if self._pending else n
+                    if limit > pos:
+                        j = codec.feed(data, pos, limit)
+                        if call.raw is not None:
+                            call.raw.append(data[pos:j])
+                        pos = scan = j
+                        self._after_codec(call)
+                        continue
+            lex = self._lexicon()
+            m = lex.pattern.search(data, scan) if lex.pattern is not None else None
+            if m is None:
+                keep = n if final or lex.starts is None else self._holdback(data, scan, n, lex)
+                if keep > pos:
+                    self._text(data[pos:keep])
+                if keep < n:
+                    self._hold = data[keep:]
+                break
+            a, b = m.span()
+            terminal = self._c.terminal_of[m.group()]
+            if self._ids_mode and terminal in self._c.special:
+                if not self._real_special(terminal, self._obytes_at(data, a), claim=True):
+                    scan = a + 1
+                    continue
+                self._tb_pos = b  # the marker's bytes are not ordinary text
+            if a > pos:
+                self._text(data[pos:a])
+            self._apply(st.rules[terminal], terminal, data[a:b])
+            pos = scan = b
+        if self._ids_mode:
+            self._obytes_at(data, n - len(self._hold))
+        self._offset += n - len(self._hold)
+
+    @staticmethod
+    def _holdback(data: str, lo: int, n: int, lex: Lexicon) -> int:
+        """Start of the longest suffix of data[lo:n] that is a proper prefix of a live marker."""
+        start = max(lo, n - lex.longest_prefix)
+        starts = lex.starts
+        assert starts is not None
+        m = starts.search(data, start)
+        while m is not None:
+            i = m.start()
+            if data[i:n] in lex.prefixes:
+                return i
+            m = starts.search(data, i + 1)
+        return n
+
+    # ------------------------------------------------------------------ text routing
+
+    def _text(self, s: str) -> None:
+        region = self._st.region
+        call = self._call
+        if call is not None and call.raw is not None:
+            call.raw.append(s)
+        if region is _REASONING or region is _CONTENT:
+            self._field(region, s)
+        elif region is _ARGS:
+            if call is None:
+                return
+            codec = call.codec
+            if not codec.structured:
+                codec.feed(s, 0, len(s))
+                self._after_codec(call)
+            elif s.strip(" \t\r\n") and not call.bad:
+                call.bad = "text after the arguments" if codec.done else "invalid arguments"
+        elif region is _NAME:
+            if call is not None:
+                call.name_parts.append(s)
+        elif call is None and s.strip(" \t\r\n"):  # _SKIP outside a call
+            self._field(_CONTENT, s)
+
+    def _field(self, region: Region, s: str) -> None:
+        strip = self._strip
+        if self._seg_start:
+            s = s.lstrip(strip)
+            if not s:
+                return
+            self._seg_start = False
+        if self._ws:
+            s = self._ws + s
+            self._ws = ""
+        t = s.rstrip(strip)
+        if len(t) != len(s):
+            self._ws = s[len(t) :]
+        if t:
+            self._out.append(ReasoningText(t) if region is _REASONING else ContentText(t))
+
+    # ------------------------------------------------------------------ transitions
+
+    def _apply(self, rule: Rule, terminal: str, marker: str) -> None:
+        acts = rule.acts
+        call = self._call
+        if call is not None and call.raw is not None and Act.CALL_START not in acts:
+            call.raw.append(marker)
+        for act in acts:
+            if act is Act.REASONING_END:
+                if not self.reasoning_ended:
+                    self.reasoning_ended = True
+                    self._out.append(ReasoningEnd())
+            elif act is Act.CALL_START:
+                if self._call is not None:
+                    self._end_call()
+                self._open_call(marker)
+            elif act is Act.NAME_END:
+                self._name_end()
+            elif act is Act.ARG_MARKER:
+                if self._call is not None:
+                    self._call.codec.marker(terminal)
+                    self._after_codec(self._call)
+            elif act is Act.ARGS_END:
+                self._args_end()
+            elif act is Act.CALL_END:
+                if self._call is not None:
+                    self._end_call()
+        nxt = self._c.states[rule.next]
+        if (acts or nxt.region is not self._st.region) and not self._no_boundary:
+            self._seg_start = True
+            self._ws = ""
+        self._no_boundary = False
+        self._st = nxt
+
+    def _open_call(self, marker: str) -> None:
+        factory = self._spec.codec
+        if factory is None:
+            raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
+        ws_before = self._ws if self._st.region is _CONTENT else ""
+        self._call = _Call(factory(self._request.tool_index), marker, ws_before, self._offset)
+
+    def _name_end(self) -> None:
+        call = self._call
+        if call is None or call.name is not None:
+            return
+        raw = "".join(call.name_parts).strip()
+        call_id = None
+        if self._spec.parse_name is not None and raw:
+            raw, call_id = self._spec.parse_name(raw)
+        if not raw:
+            call.bad = call.bad or "no tool name"
+            return
+        call.name = raw
+        call.id = call_id
+        call.codec.set_name(raw)
+        self._announce(call)
+
+    def _announce(self, call: _Call) -> None:
+        """The name is known: validate it and, in incremental mode, stream the call's start."""
+        assert call.name is not None
+        index = self._request.tool_index
+        if self._spec.validate_names and index and call.name not in index:
+            call.bad = call.bad or f"unknown tool {call.name!r}"
+        if call.bad or self._atomic:
+            return
+        self._stream_call(call)
+
+    def _stream_call(self, call: _Call) -> None:
+        index = self._n_calls
+        self._n_calls += 1
+        call.index = index
+        call.raw = None
+        assert call.name is not None
+        self._out.append(ToolCallStart(index, call.id or self._new_id(index), call.name))
+        if call.args:
+            self._out.append(ToolCallArguments(index, "".join(call.args)))
+            call.args = []
+
+    def _after_codec(self, call: _Call) -> None:
+        codec = call.codec
+        if call.name is None and codec.name is not None:
+            call.name = codec.name
+            call.id = codec.call_id
+            self._announce(call)
+        piece = codec.take()
+        if piece:
+            if call.index is not None:
+                self._out.append(ToolCallArguments(call.index, piece))
+            else:
+                call.args.append(piece)
+        if codec.failed and not call.bad:
+            call.bad = "invalid arguments"
+            if self._strict:
+                self._fail_strict(call)
+        if codec.structured and codec.done and self._st.done_rule is not None and self._call is call:
+            self._apply(self._st.done_rule, "", "")
+
+    def _args_end(self) -> None:
+        call = self._call
+        if call is None or call.args_closed:
+            return
+        if call.name is None:
+            self._name_end()
+        call.args_closed = True
+        rest = call.codec.close()
+        if rest is None:
+            call.bad = call.bad or ("invalid arguments" if call.codec.failed else "unfinished arguments")
+            return
+        if rest:
+            if call.index is not None:
+                self._out.append(ToolCallArguments(call.index, rest))
+            else:
+                call.args.append(rest)
+
+    def _end_call(self) -> None:
+        call = self._call
+        assert call is not None
+        if not call.args_closed:
+            self._args_end()
+        self._call = None
+        if call.index is not None:
+            if call.bad:
+                self._abort(call)
+            else:
+                self._out.append(ToolCallEnd(call.index))
+            return
+        if call.bad or call.name is None:
+            self._reject(call)
+            return
+        self._stream_call(call)
+        assert call.index is not None
+        self._out.append(ToolCallEnd(call.index))
+
+    def _fail_open_call(self, reason: str) -> None:
+        call = self._call
+        assert call is not None
+        self._call = None
+        call.bad = call.bad or reason
+        if call.index is not None:
+            self._abort(call)
+        else:
+            self._reject(call)
+
+    def _abort(self, call: _Call) -> None:
+        assert call.index is not None
+        if self._strict:
+            self._fail_strict(call)
+        self._out.append(ToolCallAborted(call.index, call.bad))
+
+    def _reject(self, call: _Call) -> None:
+        """Not a call after all: its exact text becomes content, with the whitespace around it."""
+        if self._strict:
+            self._fail_strict(call)
+        raw = call.ws_before + "".join(call.raw or ())
+        if not raw:
+            return
+        if self._ws:
+            raw = self._ws + raw
+            self._ws = ""
+        self._out.append(ContentText(raw))
+        self._seg_start = False
+        self._no_boundary = True
+
+    def _fail_strict(self, call: _Call) -> bool:
+        raise MalformedOutputError(
+            f"malformed tool call: {call.bad or 'invalid'}", state=self._st.name, position=call.start
+        )
+
+
+def _fold(events: Iterable[Event]) -> Delta | None:
+    """Coalesce events into one delta."""
+    if not events:
+        return None
+    reasoning: list[str] = []
+    content: list[str] = []
+    calls: list[list] = []  # [index, id, name, [args]]
+    aborted: list[int] = []
+    for event in events:
+        kind = type(event)
+        if kind is ReasoningText:
+            reasoning.append(event.text)  # type: ignore[union-attr]
+        elif kind is ContentText:
+            content.append(event.text)  # type: ignore[union-attr]
+        elif kind is ToolCallStart:
+            calls.append([event.index, event.id, event.name, []])  # type: ignore[union-attr]
+        elif kind is ToolCallArguments:
+            if calls and calls[-1][0] == event.index:  # type: ignore[union-attr]
+                calls[-1][3].append(event.text)  # type: ignore[union-attr]
+            else:
+                calls.append([event.index, None, None, [event.text]])  # type: ignore[union-attr]
+        elif kind is ToolCallAborted:
+            aborted.append(event.index)  # type: ignore[union-attr]
+    if not (reasoning or content or calls or aborted):
+        return None
+    return Delta(
+        reasoning="".join(reasoning) or None,
+        content="".join(content) or None,
+        tool_calls=tuple(ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls),
+        aborted=tuple(aborted),
+    )

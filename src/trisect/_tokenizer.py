@@ -1,0 +1,135 @@
+"""The tokenizer, seen through the two things the engine needs (duck-typed, no imports).
+
+* which marker strings are single special (added) tokens, and their ids;
+* the bytes of an ordinary token, to detokenize ids incrementally and to align token ids with
+  the text an engine sends next to them.
+
+Accepted: an HF ``tokenizers.Tokenizer``, a ``transformers`` tokenizer (slow or fast) and a
+``tiktoken.Encoding``. Token bytes are cached per id, so the cost per token is one dict lookup.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from ._errors import RequestError
+
+
+@cache
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's printable-unicode alphabet for bytes, inverted (byte-level BPE vocabularies)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs, strict=True)}
+
+
+def _piece_bytes(piece: str) -> bytes:
+    """Bytes of a vocabulary entry as stored by HF tokenizers (byte-level or SentencePiece)."""
+    table = _byte_decoder()
+    if all(ch in table for ch in piece):
+        return bytes(table[ch] for ch in piece)
+    if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+        return bytes([int(piece[3:5], 16)])
+    return piece.replace("\u2581", " ").encode("utf-8")
+
+
+class Vocab:
+    """Adapter over a tokenizer object; see the module docstring."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self._bytes: dict[int, bytes] = {}
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        if hasattr(tokenizer, "decode_single_token_bytes"):  # tiktoken
+            self._kind = "tiktoken"
+            specials = tokenizer.special_tokens_set
+            self._added = {tokenizer.encode_single_token(s): s for s in specials}
+        elif hasattr(tokenizer, "get_added_tokens_decoder"):  # HF tokenizers
+            self._kind = "hf"
+            self._added = {i: t.content for i, t in tokenizer.get_added_tokens_decoder().items()}
+        elif backend is not None and hasattr(backend, "get_added_tokens_decoder"):  # transformers fast
+            self._kind = "hf"
+            self.tokenizer = backend
+            self._added = {i: t.content for i, t in backend.get_added_tokens_decoder().items()}
+        elif hasattr(tokenizer, "convert_ids_to_tokens"):  # transformers slow
+            self._kind = "transformers"
+            decoder = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+            self._added = {i: getattr(t, "content", str(t)) for i, t in decoder.items()}
+            for i in getattr(tokenizer, "all_special_ids", ()):
+                self._added.setdefault(i, tokenizer.convert_ids_to_tokens(i))
+        else:
+            raise RequestError(
+                "tokenizer must be an HF tokenizers.Tokenizer, a transformers tokenizer or a tiktoken.Encoding"
+            )
+        self._by_text = {text: i for i, text in self._added.items()}
+
+    def special_id(self, text: str) -> int | None:
+        """The id of the added/special token spelled exactly ``text``, if there is one."""
+        return self._by_text.get(text)
+
+    def added_text(self, token_id: int) -> str | None:
+        return self._added.get(token_id)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        cached = self._bytes.get(token_id)
+        if cached is not None:
+            return cached
+        tok = self.tokenizer
+        if self._kind == "tiktoken":
+            data = tok.decode_single_token_bytes(token_id)
+        elif self._kind == "hf":
+            piece = tok.id_to_token(token_id)
+            if piece is None:
+                raise RequestError(f"token id {token_id} is not in the tokenizer's vocabulary")
+            data = _piece_bytes(piece)
+        else:
+            data = _piece_bytes(tok.convert_ids_to_tokens(token_id))
+        self._bytes[token_id] = data
+        return data
+
+    def encode_text(self, text: str) -> list[int]:
+        """Encode with special tokens recognised (for prompts given as text in tests/tools)."""
+        tok = self.tokenizer
+        if self._kind == "tiktoken":
+            return list(tok.encode(text, allowed_special="all"))
+        if self._kind == "hf":
+            return list(tok.encode(text, add_special_tokens=False).ids)
+        return list(tok.encode(text, add_special_tokens=False))
+
+
+class Detokenizer:
+    """Incremental ids -> text that never splits a UTF-8 character.
+
+    Added/special tokens decode to their text; ``skip`` ids (end-of-turn tokens that are not
+    markers of the format) decode to nothing.
+    """
+
+    def __init__(self, vocab: Vocab, keep: Iterable[int]) -> None:
+        self._vocab = vocab
+        self._keep = frozenset(keep)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def decode(self, ids: Iterable[int]) -> str:
+        vocab = self._vocab
+        parts: list[str] = []
+        for token_id in ids:
+            added = vocab.added_text(token_id)
+            if added is not None:
+                parts.append(self._decoder.decode(b"", final=True))
+                if token_id in self._keep:
+                    parts.append(added)
+                continue
+            parts.append(self._decoder.decode(vocab.token_bytes(token_id)))
+        return "".join(parts)
+
+    def flush(self) -> str:
+        return self._decoder.decode(b"", final=True)

@@ -1,0 +1,40 @@
+"""Argument codecs: how the text inside one tool call becomes a name and a JSON object.
+
+The engine owns markers and states; a codec owns the syntax of one call's arguments. It is
+created per call and receives either every text piece of the argument region
+(``structured = False``: XML-style parameters, where the engine finds the parameter markers and
+passes them on with ``marker()``) or decides itself where its text ends (``structured = True``:
+JSON, where a marker inside a string is string text and the call can end where the JSON ends).
+
+Every codec only ever *appends* argument text: ``take()`` returns the next safe piece, and the
+pieces concatenate to the final arguments, a JSON object, returned complete by ``close()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from .json_call import JsonArgsCodec, JsonEnvelopeCodec
+from .xml_params import XmlParamsCodec
+
+ToolIndex = Mapping[str, Mapping[str, Any]]
+
+
+class CallCodec(Protocol):
+    structured: bool
+    name: str | None  # set when the codec itself reads the tool name (JSON envelopes)
+    call_id: str | None
+    done: bool  # its own structure is complete (structured codecs)
+    failed: bool
+
+    def feed(self, s: str, i: int, end: int) -> int: ...
+    def marker(self, terminal: str) -> None: ...
+    def set_name(self, name: str) -> None: ...
+    def take(self) -> str: ...
+    def close(self) -> str | None: ...
+
+
+CodecFactory = Callable[[ToolIndex], CallCodec]
+
+__all__ = ["CallCodec", "CodecFactory", "JsonArgsCodec", "JsonEnvelopeCodec", "ToolIndex", "XmlParamsCodec"]

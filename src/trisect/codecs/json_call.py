@@ -1,0 +1,302 @@
+"""JSON tool calls: an envelope ``{"name": …, "arguments": {…}}`` or a bare arguments object.
+
+Both codecs are *structured*: they read the JSON themselves, so a marker string inside a JSON
+string (``"</tool_call>"`` in a file the model writes) is string text, and they stop right
+after the JSON value ends, which lets formats without an end marker end the call there.
+
+Arguments stream as the model wrote them (numbers, unicode and spacing untouched), cut at a
+safe watermark: only text the scanner has validated is sent, so every piece is a prefix of
+the final arguments, and a closing brace is sent exactly when the scanner knows it closes the
+arguments object. Arguments given as a JSON-encoded string are decoded once and streamed
+decoded. Cost: O(len(piece)) per ``feed``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .._json import JsonScanner
+
+_WS = re.compile(r"[ \t\r\n]*")
+# a backslash escape that may be incomplete at the end of a piece of string-encoded text
+_OPEN_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{0,3}|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u?[0-9a-fA-F]{0,3})?|\\)\Z")
+
+# envelope states
+_OPEN, _KEY_OR_CLOSE, _KEY, _KEYSTR, _COLON, _VALUE, _INVALUE, _AFTER, _DONE = range(9)
+
+
+class JsonArgsCodec:
+    """The call body is the arguments object itself; the name came from a marker region."""
+
+    structured = True
+    name: str | None = None
+    call_id: str | None = None
+
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self._scanner = JsonScanner()
+        self._out: list[str] = []
+        self.done = False
+        self.failed = False
+
+    def set_name(self, name: str) -> None:
+        pass
+
+    def marker(self, terminal: str) -> None:
+        pass
+
+    def feed(self, s: str, i: int, end: int) -> int:
+        if not self._scanner.started:
+            i = _WS.match(s, i, end).end()
+            if i >= end:
+                return end
+            if s[i] != "{":
+                self.failed = True
+                return i
+        j = self._scanner.feed(s, i, end)
+        if j > i:
+            self._out.append(s[i:j])
+        if self._scanner.failed:
+            self.failed = True
+        elif self._scanner.done:
+            self.done = True
+        return j
+
+    def take(self) -> str:
+        if not self._out:
+            return ""
+        text = "".join(self._out)
+        self._out.clear()
+        return text
+
+    def close(self) -> str | None:
+        if self.failed or not self.done:
+            self.failed = True
+            return None
+        return self.take()
+
+
+class _EncodedArgs:
+    """Arguments written as a JSON string: decode as it arrives, validate the decoded text."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+        self._inner = JsonScanner()
+        self.failed = False
+
+    def feed_raw(self, interior: str, out: list[str]) -> None:
+        text = self._pending + interior
+        m = _OPEN_ESCAPE.search(text)
+        cut = m.start() if m else len(text)
+        # an odd run of backslashes before the cut would leave a dangling escape
+        self._pending = text[cut:]
+        part = text[:cut]
+        if not part:
+            return
+        try:
+            decoded = json.loads('"' + part + '"')
+        except ValueError:
+            self.failed = True
+            return
+        if not self._inner.started:
+            decoded = decoded.lstrip(" \t\r\n")
+            if not decoded:
+                return
+            if decoded[0] != "{":
+                self.failed = True
+                return
+        k = self._inner.feed(decoded)
+        if self._inner.failed or k < len(decoded) and decoded[k:].strip(" \t\r\n"):
+            self.failed = True
+            return
+        out.append(decoded[:k])
+
+    def finish(self) -> bool:
+        return not self.failed and not self._pending and self._inner.done
+
+
+class JsonEnvelopeCodec:
+    """``{"name": "f", "arguments": {…}}`` with configurable key names."""
+
+    structured = True
+    call_id: str | None = None
+
+    def __init__(
+        self,
+        tools: Mapping[str, Mapping[str, Any]] | None = None,
+        *,
+        name_keys: tuple[str, ...] = ("name",),
+        args_keys: tuple[str, ...] = ("arguments", "parameters"),
+        id_keys: tuple[str, ...] = (),
+    ) -> None:
+        self._name_keys = name_keys
+        self._args_keys = args_keys
+        self._id_keys = id_keys
+        self.name: str | None = None
+        self.done = False
+        self.failed = False
+        self._state = _OPEN
+        self._scanner = JsonScanner()
+        self._raw: list[str] = []  # raw text of a key or a captured value
+        self._key = ""
+        self._role = ""  # what the current value is: "name", "id", "args", "enc", "skip"
+        self._args_seen = False
+        self._args_done = False
+        self._encoded: _EncodedArgs | None = None
+        self._out: list[str] = []
+
+    def set_name(self, name: str) -> None:
+        pass
+
+    def marker(self, terminal: str) -> None:
+        pass
+
+    def feed(self, s: str, i: int, end: int) -> int:
+        while i < end and not self.done and not self.failed:
+            st = self._state
+            if st in (_OPEN, _KEY_OR_CLOSE, _KEY, _COLON, _VALUE, _AFTER):
+                i = _WS.match(s, i, end).end()
+                if i >= end:
+                    break
+                c = s[i]
+                if st == _OPEN:
+                    if c != "{":
+                        self.failed = True
+                        break
+                    self._state = _KEY_OR_CLOSE
+                    i += 1
+                elif st in (_KEY_OR_CLOSE, _KEY):
+                    if c == '"':
+                        self._scanner = JsonScanner()
+                        self._raw = []
+                        self._state = _KEYSTR
+                    elif c == "}" and st == _KEY_OR_CLOSE:
+                        self.done = True
+                        i += 1
+                    else:
+                        self.failed = True
+                        break
+                elif st == _COLON:
+                    if c != ":":
+                        self.failed = True
+                        break
+                    self._state = _VALUE
+                    i += 1
+                elif st == _VALUE:
+                    self._begin_value(c)
+                    if self.failed:
+                        break
+                else:  # _AFTER
+                    if c == ",":
+                        self._state = _KEY
+                    elif c == "}":
+                        self.done = True
+                    else:
+                        self.failed = True
+                        break
+                    i += 1
+            elif st == _KEYSTR:
+                j = self._scanner.feed(s, i, end)
+                self._raw.append(s[i:j])
+                i = j
+                if self._scanner.failed:
+                    self.failed = True
+                elif self._scanner.done:
+                    self._key = json.loads("".join(self._raw))
+                    self._state = _COLON
+            else:  # _INVALUE
+                i = self._value_text(s, i, end)
+        return i
+
+    def _begin_value(self, c: str) -> None:
+        self._scanner = JsonScanner()
+        self._raw = []
+        key = self._key
+        if key in self._name_keys and self.name is None:
+            self._role = "name"
+        elif key in self._id_keys and self.call_id is None:
+            self._role = "id"
+        elif key in self._args_keys and not self._args_seen:
+            self._args_seen = True
+            if c == "{":
+                self._role = "args"
+            elif c == '"':
+                self._role = "enc"
+                self._encoded = _EncodedArgs()
+            elif c == "n":
+                self._role = "null"
+            else:
+                self.failed = True
+                return
+        else:
+            self._role = "skip"
+        self._state = _INVALUE
+
+    def _value_text(self, s: str, i: int, end: int) -> int:
+        scanner = self._scanner
+        j = scanner.feed(s, i, end)
+        role = self._role
+        piece = s[i:j]
+        if role == "args":
+            self._out.append(piece)
+        elif role == "enc":
+            assert self._encoded is not None
+            interior = piece
+            if not self._raw:
+                interior = interior[1:]  # the opening quote
+            self._raw.append(piece)
+            if scanner.done:
+                interior = interior[:-1]  # the closing quote
+            self._encoded.feed_raw(interior, self._out)
+            if self._encoded.failed:
+                self.failed = True
+        elif role in ("name", "id", "null"):
+            self._raw.append(piece)
+        if scanner.failed:
+            self.failed = True
+        elif scanner.done:
+            self._end_value()
+        return j
+
+    def _end_value(self) -> None:
+        role = self._role
+        if role == "name":
+            value = json.loads("".join(self._raw))
+            if isinstance(value, str) and value:
+                self.name = value
+            else:
+                self.failed = True
+        elif role == "id":
+            value = json.loads("".join(self._raw))
+            if isinstance(value, str):
+                self.call_id = value
+        elif role == "null":
+            if "".join(self._raw) != "null":
+                self.failed = True
+            self._out.append("{}")
+            self._args_done = True
+        elif role == "enc":
+            assert self._encoded is not None
+            if not self._encoded.finish():
+                self.failed = True
+            self._args_done = True
+        elif role == "args":
+            self._args_done = True
+        self._state = _AFTER
+
+    def take(self) -> str:
+        if not self._out:
+            return ""
+        text = "".join(self._out)
+        self._out.clear()
+        return text
+
+    def close(self) -> str | None:
+        if self.failed or not self.done or self.name is None:
+            self.failed = True
+            return None
+        if not self._args_seen:
+            self._out.append("{}")
+        return self.take()

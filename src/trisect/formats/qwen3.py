@@ -1,0 +1,35 @@
+"""Qwen3 reasoning: ``<think>`` … ``</think>``, thinking on unless ``enable_thinking`` is false.
+
+Wire format (Qwen3 chat template, generation prompt ``<|im_start|>assistant\\n``)::
+
+    <think>
+    REASONING
+    </think>
+
+    CONTENT
+
+With ``enable_thinking=False`` the template renders ``<think>\\n\\n</think>\\n\\n`` into the
+prompt and the output is all content. ``<tool_call>`` inside unterminated reasoning ends it
+(the model moved on to calling a tool); a duplicate ``</think>`` is absorbed. ``<think>`` and
+``</think>`` are added tokens 151667 / 151668 of the Qwen2/Qwen3 tokenizer.
+
+Reference: Qwen/Qwen3-0.6B chat template (tests/data/templates/Qwen-Qwen3-0.6B.jinja); vLLM
+``qwen3`` engine reasoning parser.
+"""
+
+from __future__ import annotations
+
+from ._think import think_format, thinking_switch
+
+QWEN_TURN_MARKERS = ("<|im_start|>", "<|im_end|>")
+
+FORMATS = [
+    think_format(
+        "qwen3",
+        initial=thinking_switch("enable_thinking", "thinking", default=True),
+        tool_start_ends_reasoning=True,
+        turn_markers=QWEN_TURN_MARKERS,
+        models=("Qwen3", "Qwen3.5", "Qwen3.6", "QwQ-32B", "Qwen3-Coder (thinking variants)"),
+        reference="Qwen3 chat template; vLLM qwen3 reasoning parser",
+    ),
+]
