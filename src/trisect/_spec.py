@@ -53,20 +53,26 @@ ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A transition. ``follow``: matched as text while the argument codec is inside a value,
+    the marker counts only if what comes next (after whitespace) starts with one of these
+    strings, or the output ends there; otherwise it is value text (a file that contains
+    ``</parameter>`` mid-line)."""
+
     next: str
     acts: tuple[Act, ...] = ()
+    follow: tuple[str, ...] = ()
 
 
 Table = Mapping[tuple[str, str], Rule]
 
 
-def rules(*rows: tuple[str, str, str, tuple[Act, ...]]) -> dict[tuple[str, str], Rule]:
-    """Build a table from ``(state, terminal, next, acts)`` rows; duplicates are an error."""
+def rules(*rows: tuple) -> dict[tuple[str, str], Rule]:
+    """Build a table from ``(state, terminal, next, acts[, follow])`` rows; duplicates are an error."""
     table: dict[tuple[str, str], Rule] = {}
-    for state, terminal, nxt, acts in rows:
+    for state, terminal, nxt, acts, *follow in rows:
         if (state, terminal) in table:
             raise FormatError(f"duplicate table entry ({state}, {terminal})")
-        table[(state, terminal)] = Rule(nxt, tuple(acts))
+        table[(state, terminal)] = Rule(nxt, tuple(acts), tuple(follow[0]) if follow else ())
     return table
 
 
@@ -152,7 +158,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         for (state, terminal), rule in tools.table.items():
             opens = state == CONTENT and Act.CALL_START in rule.acts and terminal in tools.special
             if opens and (REASONING, terminal) not in table:
-                table[(REASONING, terminal)] = Rule(rule.next, (Act.REASONING_END, *rule.acts))
+                table[(REASONING, terminal)] = Rule(rule.next, (Act.REASONING_END, *rule.acts), rule.follow)
     return FormatSpec(
         name=f"{r.name}+{tools.name}",
         kind="combined",

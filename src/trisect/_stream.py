@@ -17,11 +17,16 @@ Rules, all formats alike:
   of decoder drift, re-synchronised at each special token). When text is given with ids it
   must contain the special tokens' text (``skip_special_tokens=False``), as every engine sets
   it when a tool or reasoning parser runs; or pass ids alone and trisect detokenizes.
-* Inside structured (JSON) arguments, the JSON decides where the arguments end, so a marker
-  string inside a JSON string is argument text; a special token given by id still ends it.
-* Whitespace next to a marker (and at the start and end of the output) is template
-  formatting: it is stripped from reasoning and content (``FormatSpec.strip``). Whitespace in
-  envelope regions (``Region.SKIP``) is dropped; other text there outside a call is content.
+* Inside structured (JSON) arguments, the JSON decides where the arguments end: a marker
+  inside a JSON string is string text, even a special token given by id (templates tokenize a
+  marker string inside an argument as that special token); a special token outside a string
+  interrupts the JSON. In raw-text values (XML parameters) a marker may carry a ``follow``
+  rule: it counts only if the structure goes on after it (``Rule.follow``).
+* Reasoning and content are each stripped of leading and trailing whitespace as a whole
+  (``FormatSpec.strip``): the newlines templates put around markers are formatting. Whitespace
+  between two pieces of one field (content before and after a tool call) is kept. Streams
+  hold trailing whitespace until more text of that field arrives. Whitespace in envelope
+  regions (``Region.SKIP``) is dropped; other text there outside a call is content.
 * ``finish()`` releases held text, ends reasoning, and closes an unfinished call: a call that
   was not yet streamed is not a call (its raw text, markers included, becomes content); a call
   already streamed is reported in ``Delta.aborted``. Malformed calls (invalid arguments, no
@@ -74,16 +79,15 @@ def random_call_id(_index: int) -> str:
 class _Call:
     """The open tool call."""
 
-    __slots__ = ("codec", "raw", "name_parts", "name", "id", "index", "ws_before", "bad", "args", "args_closed", "start")
+    __slots__ = ("codec", "raw", "name_parts", "name", "id", "index", "bad", "args", "args_closed", "start")
 
-    def __init__(self, codec: CallCodec, marker: str, ws_before: str, start: int) -> None:
+    def __init__(self, codec: CallCodec, marker: str, start: int) -> None:
         self.codec = codec
         self.raw: list[str] | None = [marker]  # exact text, kept until the call is streamed
         self.name_parts: list[str] = []
         self.name: str | None = None
         self.id: str | None = None
         self.index: int | None = None  # set once streamed
-        self.ws_before = ws_before
         self.bad = ""  # why the call is not a call
         self.args: list[str] = []  # argument text produced before the call was streamed
         self.args_closed = False
@@ -112,9 +116,8 @@ class StreamParser:
         self._st: StateTable = compiled.states[initial_state]
         self._new_id: Callable[[int], str] = request.id_factory or random_call_id
         self._hold = ""
-        self._seg_start = True
-        self._ws = ""
-        self._no_boundary = False
+        self._started = {Region.REASONING: False, Region.CONTENT: False}
+        self._held_ws = {Region.REASONING: "", Region.CONTENT: ""}
         self._call: _Call | None = None
         self._n_calls = 0
         self._out: list[Event] = []
@@ -171,11 +174,11 @@ class StreamParser:
         self._process(tail, final=True)
         call = self._call
         if call is not None:
-            if call.codec.structured and call.codec.done and not call.bad:
+            complete = call.args_closed or (call.codec.structured and call.codec.done)
+            if complete and not call.bad:
                 self._end_call()
             else:
                 self._fail_open_call("unfinished: the output ended inside the call")
-        self._ws = ""
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         self._finished = True
@@ -209,7 +212,7 @@ class StreamParser:
                 added = vocab.added_text(token_id)
                 if added is None:
                     obytes += len(vocab.token_bytes(token_id))
-                elif not decode:  # an engine's text carries added tokens (see module doc)
+                elif not decode or not vocab.is_control(token_id):  # its text is in the text
                     obytes += len(added.encode("utf-8"))
         self._id_obytes = obytes
         if decode:
@@ -241,11 +244,11 @@ class StreamParser:
                 return True
         return False
 
-    def _next_special(self, data: str, pos: int, end: int) -> int:
-        """Index of the next real special-token marker in data[pos:end], or end."""
+    def _next_special(self, data: str, pos: int, end: int) -> tuple[int, int, str] | None:
+        """Span and terminal of the next real special-token marker in data[pos:end]."""
         lex = self._st.text_lex
         if lex.pattern is None:
-            return end
+            return None
         special = self._c.special
         base = self._obytes_at(data, pos)
         for m in lex.pattern.finditer(data, pos, end):
@@ -254,8 +257,8 @@ class StreamParser:
                 piece = data[pos : m.start()]
                 y = base + (len(piece) if piece.isascii() else len(piece.encode("utf-8")))
                 if self._real_special(terminal, y, claim=False):
-                    return m.start()
-        return end
+                    return m.start(), m.end(), terminal
+        return None
 
     # ------------------------------------------------------------------ scanning
 
@@ -276,7 +279,14 @@ class StreamParser:
             if st.region is _ARGS and call is not None and call.codec.structured:
                 codec = call.codec
                 if not (codec.done or codec.failed):
-                    limit = self._next_special(data, pos, n) if self._pending else n
+                    hit = self._next_special(data, pos, n) if self._pending else None
+                    limit = hit[0] if hit is not None else n
+                    if limit == pos and hit is not None and codec.in_string:
+                        # a special token inside a JSON string is string text (requirement 6)
+                        a, b, terminal = hit
+                        self._real_special(terminal, self._obytes_at(data, a), claim=True)
+                        self._tb_pos = b
+                        limit = b
                     if limit > pos:
                         j = codec.feed(data, pos, limit)
                         if call.raw is not None:
@@ -295,14 +305,27 @@ class StreamParser:
                 break
             a, b = m.span()
             terminal = self._c.terminal_of[m.group()]
+            rule = st.rules[terminal]
             if self._ids_mode and terminal in self._c.special:
                 if not self._real_special(terminal, self._obytes_at(data, a), claim=True):
                     scan = a + 1
                     continue
                 self._tb_pos = b  # the marker's bytes are not ordinary text
+            if rule.follow and call is not None:
+                if a > pos:  # text before the marker is text whatever the marker turns out to be
+                    self._text(data[pos:a])
+                    pos = a
+                if call.codec.in_value:
+                    verdict = _follows(data, b, n, rule.follow, final)
+                    if verdict is None:  # wait for what comes after the marker
+                        self._hold = data[a:]
+                        break
+                    if not verdict:
+                        scan = a + 1
+                        continue
             if a > pos:
                 self._text(data[pos:a])
-            self._apply(st.rules[terminal], terminal, data[a:b])
+            self._apply(rule, terminal, data[a:b])
             pos = scan = b
         if self._ids_mode:
             self._obytes_at(data, n - len(self._hold))
@@ -348,17 +371,16 @@ class StreamParser:
 
     def _field(self, region: Region, s: str) -> None:
         strip = self._strip
-        if self._seg_start:
+        if not self._started[region]:
             s = s.lstrip(strip)
             if not s:
                 return
-            self._seg_start = False
-        if self._ws:
-            s = self._ws + s
-            self._ws = ""
+            self._started[region] = True
+        held = self._held_ws[region]
+        if held:
+            s = held + s
         t = s.rstrip(strip)
-        if len(t) != len(s):
-            self._ws = s[len(t) :]
+        self._held_ws[region] = s[len(t) :]
         if t:
             self._out.append(ReasoningText(t) if region is _REASONING else ContentText(t))
 
@@ -389,19 +411,13 @@ class StreamParser:
             elif act is Act.CALL_END:
                 if self._call is not None:
                     self._end_call()
-        nxt = self._c.states[rule.next]
-        if (acts or nxt.region is not self._st.region) and not self._no_boundary:
-            self._seg_start = True
-            self._ws = ""
-        self._no_boundary = False
-        self._st = nxt
+        self._st = self._c.states[rule.next]
 
     def _open_call(self, marker: str) -> None:
         factory = self._spec.codec
         if factory is None:
             raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
-        ws_before = self._ws if self._st.region is _CONTENT else ""
-        self._call = _Call(factory(self._request.tool_index), marker, ws_before, self._offset)
+        self._call = _Call(factory(self._request.tool_index), marker, self._offset)
 
     def _name_end(self) -> None:
         call = self._call
@@ -512,23 +528,32 @@ class StreamParser:
         self._out.append(ToolCallAborted(call.index, call.bad))
 
     def _reject(self, call: _Call) -> None:
-        """Not a call after all: its exact text becomes content, with the whitespace around it."""
+        """Not a call after all: its exact text (markers included) becomes content."""
         if self._strict:
             self._fail_strict(call)
-        raw = call.ws_before + "".join(call.raw or ())
-        if not raw:
-            return
-        if self._ws:
-            raw = self._ws + raw
-            self._ws = ""
-        self._out.append(ContentText(raw))
-        self._seg_start = False
-        self._no_boundary = True
+        self._field(_CONTENT, "".join(call.raw or ()))
 
     def _fail_strict(self, call: _Call) -> bool:
         raise MalformedOutputError(
             f"malformed tool call: {call.bad or 'invalid'}", state=self._st.name, position=call.start
         )
+
+
+def _follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool) -> bool | None:
+    """Does data[i:] continue, after whitespace, with one of ``follow`` (or end)? ``None``: not
+    decidable yet."""
+    while i < n and data[i] in " \t\r\n":
+        i += 1
+    if i == n:
+        return True if final else None
+    rest = data[i : i + max(len(f) for f in follow)]
+    undecided = False
+    for f in follow:
+        if rest.startswith(f):
+            return True
+        if f.startswith(rest):
+            undecided = True
+    return None if undecided and not final else False
 
 
 def _fold(events: Iterable[Event]) -> Delta | None:

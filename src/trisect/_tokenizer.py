@@ -49,23 +49,30 @@ class Vocab:
         self.tokenizer = tokenizer
         self._bytes: dict[int, bytes] = {}
         backend = getattr(tokenizer, "backend_tokenizer", None)
+        # control tokens (BOS/EOS, end of turn) decode to nothing when trisect detokenizes
+        self._control: frozenset[int]
         if hasattr(tokenizer, "decode_single_token_bytes"):  # tiktoken
             self._kind = "tiktoken"
             specials = tokenizer.special_tokens_set
             self._added = {tokenizer.encode_single_token(s): s for s in specials}
-        elif hasattr(tokenizer, "get_added_tokens_decoder"):  # HF tokenizers
+            # tiktoken has no "special" flag: the <|...|> spelling marks control tokens
+            self._control = frozenset(i for i, s in self._added.items() if s.startswith("<|") and s.endswith("|>"))
+        elif hasattr(tokenizer, "get_added_tokens_decoder") or (
+            backend is not None and hasattr(backend, "get_added_tokens_decoder")
+        ):  # HF tokenizers, or a transformers fast tokenizer's backend
             self._kind = "hf"
-            self._added = {i: t.content for i, t in tokenizer.get_added_tokens_decoder().items()}
-        elif backend is not None and hasattr(backend, "get_added_tokens_decoder"):  # transformers fast
-            self._kind = "hf"
-            self.tokenizer = backend
-            self._added = {i: t.content for i, t in backend.get_added_tokens_decoder().items()}
+            if not hasattr(tokenizer, "get_added_tokens_decoder"):
+                self.tokenizer = backend
+            decoder = self.tokenizer.get_added_tokens_decoder()
+            self._added = {i: t.content for i, t in decoder.items()}
+            self._control = frozenset(i for i, t in decoder.items() if t.special)
         elif hasattr(tokenizer, "convert_ids_to_tokens"):  # transformers slow
             self._kind = "transformers"
             decoder = getattr(tokenizer, "added_tokens_decoder", {}) or {}
             self._added = {i: getattr(t, "content", str(t)) for i, t in decoder.items()}
             for i in getattr(tokenizer, "all_special_ids", ()):
                 self._added.setdefault(i, tokenizer.convert_ids_to_tokens(i))
+            self._control = frozenset(getattr(tokenizer, "all_special_ids", ()))
         else:
             raise RequestError(
                 "tokenizer must be an HF tokenizers.Tokenizer, a transformers tokenizer or a tiktoken.Encoding"
@@ -78,6 +85,9 @@ class Vocab:
 
     def added_text(self, token_id: int) -> str | None:
         return self._added.get(token_id)
+
+    def is_control(self, token_id: int) -> bool:
+        return token_id in self._control
 
     def token_bytes(self, token_id: int) -> bytes:
         cached = self._bytes.get(token_id)
@@ -109,8 +119,9 @@ class Vocab:
 class Detokenizer:
     """Incremental ids -> text that never splits a UTF-8 character.
 
-    Added/special tokens decode to their text; ``skip`` ids (end-of-turn tokens that are not
-    markers of the format) decode to nothing.
+    Added tokens decode to their text, except control tokens (BOS/EOS, end of turn) that are
+    not markers of the format (``keep``): those decode to nothing, as with an engine's
+    ``skip_special_tokens``. An incomplete character at the very end is dropped.
     """
 
     def __init__(self, vocab: Vocab, keep: Iterable[int]) -> None:
@@ -124,12 +135,15 @@ class Detokenizer:
         for token_id in ids:
             added = vocab.added_text(token_id)
             if added is not None:
-                parts.append(self._decoder.decode(b"", final=True))
-                if token_id in self._keep:
+                if token_id in self._keep or not vocab.is_control(token_id):
                     parts.append(added)
                 continue
             parts.append(self._decoder.decode(vocab.token_bytes(token_id)))
         return "".join(parts)
 
+    def keeps(self, token_id: int) -> bool:
+        return token_id in self._keep or not self._vocab.is_control(token_id)
+
     def flush(self) -> str:
-        return self._decoder.decode(b"", final=True)
+        self._decoder.reset()  # bytes of a character that never completed
+        return ""

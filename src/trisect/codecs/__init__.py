@@ -27,6 +27,8 @@ class CallCodec(Protocol):
     call_id: str | None
     done: bool  # its own structure is complete (structured codecs)
     failed: bool
+    in_value: bool  # inside a raw-text value, where a marker may be value text (see Rule.follow)
+    in_string: bool  # inside a JSON string (structured codecs), where every marker is text
 
     def feed(self, s: str, i: int, end: int) -> int: ...
     def marker(self, terminal: str) -> None: ...

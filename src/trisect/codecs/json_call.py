@@ -32,6 +32,7 @@ class JsonArgsCodec:
     """The call body is the arguments object itself; the name came from a marker region."""
 
     structured = True
+    in_value = False
     name: str | None = None
     call_id: str | None = None
 
@@ -46,6 +47,10 @@ class JsonArgsCodec:
 
     def marker(self, terminal: str) -> None:
         pass
+
+    @property
+    def in_string(self) -> bool:
+        return self._scanner.in_string
 
     def feed(self, s: str, i: int, end: int) -> int:
         if not self._scanner.started:
@@ -121,6 +126,7 @@ class JsonEnvelopeCodec:
     """``{"name": "f", "arguments": {…}}`` with configurable key names."""
 
     structured = True
+    in_value = False
     call_id: str | None = None
 
     def __init__(
@@ -152,6 +158,10 @@ class JsonEnvelopeCodec:
 
     def marker(self, terminal: str) -> None:
         pass
+
+    @property
+    def in_string(self) -> bool:
+        return self._state in (_KEYSTR, _INVALUE) and self._scanner.in_string
 
     def feed(self, s: str, i: int, end: int) -> int:
         while i < end and not self.done and not self.failed:

@@ -35,6 +35,7 @@ class XmlParamsCodec:
     """Per-call codec; see the module docstring."""
 
     structured = False
+    in_string = False
     call_id: str | None = None
 
     def __init__(
@@ -68,6 +69,10 @@ class XmlParamsCodec:
 
     def set_name(self, name: str) -> None:
         self._params = self._tools.get(name)
+
+    @property
+    def in_value(self) -> bool:
+        return self._state == _VALUE
 
     def feed(self, s: str, i: int, end: int) -> int:
         text = s[i:end]
@@ -123,13 +128,16 @@ class XmlParamsCodec:
             return
         if not self._seen_start:
             if self._trim == "newline":
+                self._seen_start = True  # exactly one newline goes, whatever follows
                 if text.startswith("\n"):
                     text = text[1:]
             elif self._trim == "strip":
                 text = text.lstrip(_WS)
+                self._seen_start = bool(text)
+            else:
+                self._seen_start = True
             if not text:
                 return
-            self._seen_start = True
         if self._value:
             text = self._value.pop() + text
         # hold back what the trim rule may remove at the end of the value

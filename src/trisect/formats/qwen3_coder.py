@@ -22,9 +22,14 @@ Recovered malformed shapes: a name not closed by ``>`` (ends at the first ``<par
 ``</function>``), a parameter left open (closed by the next ``<parameter=`` or the end of the
 function), a missing ``</function>``, a missing ``</tool_call>`` between calls, a bare
 ``<function=`` without ``<tool_call>``, several functions in one block. An empty block is not a
-call; its text stays content. Text-only rule for marker text inside a value: ``</parameter>``
-ends the value (it is not a special token); ``<tool_call>`` / ``</tool_call>`` are special tokens
-151657 / 151658, so with token ids they never appear inside a value by accident.
+call; its text stays content.
+
+Marker text inside a value: a closing tag inside a value (``</parameter>``, ``</function>``,
+``</tool_call>``) ends it only when what follows, after whitespace, is the next structural tag
+(``<parameter=``, ``</function>``, ``</tool_call>``, ``<tool_call>``, ``<function=``) or the end
+of the output; anything else means the model is writing the tag as part of the value. The
+rule holds for the special tokens ``<tool_call>`` / ``</tool_call>`` (151657 / 151658) too: the
+template tokenizes such text inside a value as those very tokens.
 
 Reference: Qwen/Qwen3-Coder-30B-A3B-Instruct chat template; vLLM ``qwen3_coder`` engine tool
 parser.
@@ -39,6 +44,11 @@ from ..codecs import XmlParamsCodec
 
 P, N, A, B = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END
+# Inside a value, a closing tag written as text ends the value only when the structure goes
+# on after it (or the output ends): a file that mentions "</parameter>" mid-line stays value.
+AFTER_CALL = ("<tool_call>", "<function=")
+AFTER_FUNCTION = ("</tool_call>", *AFTER_CALL)
+AFTER_VALUE = ("<parameter=", "</function>", *AFTER_FUNCTION)
 
 FORMATS = [
     FormatSpec(
@@ -67,9 +77,9 @@ FORMATS = [
             (N, "FUNC_END", B, (NAME_END, ARGS_END)),
             (N, "TOOL_END", CONTENT, (END,)),
             (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,)),
-            (A, "FUNC_END", B, (ARGS_END,)),
-            (A, "TOOL_END", CONTENT, (END,)),
+            (A, "PARAM_END", A, (MARK,), AFTER_VALUE),
+            (A, "FUNC_END", B, (ARGS_END,), AFTER_FUNCTION),
+            (A, "TOOL_END", CONTENT, (END,), AFTER_CALL),
             (A, "TOOL_START", P, (START,)),
             (B, "TOOL_END", CONTENT, (END,)),
             (B, "TOOL_START", P, (START,)),

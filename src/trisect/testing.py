@@ -1,0 +1,384 @@
+"""The replay harness: checks the streaming contract on any case, for any format.
+
+A case is an output (text and/or token ids), the request (tools, options) and the expected
+message. ``check_case`` replays it whole and cut in every way an engine cuts a stream, and
+checks, on every run:
+
+1. split invariance and stream = ``parse()`` (incremental streams on complete outputs,
+   atomic streams always);
+2. the message equals the expected one (arguments compared as JSON values);
+3. nothing leaks: no marker string of the format in any field unless the expected field has it;
+4. arguments only append, end as one valid JSON object; call indexes are dense from 0, with
+   id and name sent once, in the first delta of each call; no call is aborted in a complete
+   output.
+
+Chunkings: whole; one character per delta; every two-way split; and with a tokenizer: one
+token per delta (text with ids, and ids alone), seeded random groups of 1-8 tokens, and
+detokenizer hold-back (each delta carries the next token's id before its text).
+``check_truncations`` cuts a complete case at every position and checks that nothing raises,
+no call with invalid arguments is returned, and the calls that survive are the complete ones.
+
+The harness needs only the standard library; a tokenizer object (tiktoken / HF) is duck-typed.
+Cases are JSON lines, see ``load_cases``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._message import Delta, Message, MessageBuilder
+from ._parser import Parser
+
+__all__ = [
+    "Case",
+    "CaseFailure",
+    "check_case",
+    "check_chunks",
+    "check_truncations",
+    "engine_deltas",
+    "load_cases",
+]
+
+
+class CaseFailure(AssertionError):
+    """A case broke the streaming contract; the message says which run and how."""
+
+
+@dataclass
+class Case:
+    """One replay case (the fields of a line of a ``tests/cases/*/*.jsonl`` file)."""
+
+    id: str
+    output: str
+    expected: Mapping[str, Any]
+    reasoning: str | None = None
+    tools_format: str | None = None
+    tools: list[Mapping[str, Any]] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    tokenizer: Any = None  # a tokenizer object (not its name)
+    token_ids: list[int] | None = None
+    truncated: bool = False
+    ids_only: bool = False
+    source: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], tokenizers: Callable[[str], Any] | None = None) -> Case:
+        tok_name = data.get("tokenizer")
+        tokenizer = tokenizers(tok_name) if (tok_name and tokenizers is not None) else None
+        return cls(
+            id=data["id"],
+            output=data["output"],
+            expected=data["expected"],
+            reasoning=data.get("reasoning"),
+            tools_format=data.get("tools_format"),
+            tools=data.get("tools"),
+            options=data.get("options") or {},
+            tokenizer=tokenizer,
+            token_ids=data.get("token_ids"),
+            truncated=bool(data.get("truncated", False) or data.get("malformed", False)),
+            ids_only=bool(data.get("ids_only", False)),
+            source=data.get("source", ""),
+        )
+
+    def parser(self, *, with_tokenizer: bool) -> Parser:
+        return Parser(self.reasoning, self.tools_format, tokenizer=self.tokenizer if with_tokenizer else None)
+
+    def request(self) -> dict[str, Any]:
+        options = dict(self.options)
+        if self.tools is not None:
+            options["tools"] = self.tools
+        return options
+
+    def ids(self) -> list[int] | None:
+        if self.tokenizer is None:
+            return None
+        if self.token_ids is not None:
+            return list(self.token_ids)
+        return _encode(self.tokenizer, self.output)
+
+
+def load_cases(path: str | Path, tokenizers: Callable[[str], Any] | None = None) -> list[Case]:
+    """Read a JSON-lines case file; ``tokenizers`` maps a tokenizer name to an object."""
+    cases = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                cases.append(Case.from_dict(json.loads(line), tokenizers))
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"{path}:{n}: bad case line: {exc}") from exc
+    return cases
+
+
+# ---------------------------------------------------------------------- tokenizer helpers
+
+
+def _encode(tokenizer: Any, text: str) -> list[int]:
+    if hasattr(tokenizer, "decode_single_token_bytes"):
+        return list(tokenizer.encode(text, allowed_special="all"))
+    encoded = tokenizer.encode(text, add_special_tokens=False)
+    return list(getattr(encoded, "ids", encoded))
+
+
+def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
+    if hasattr(tokenizer, "decode_bytes"):
+        return tokenizer.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+    return tokenizer.decode(list(ids), skip_special_tokens=False)
+
+
+def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> list[tuple[str, list[int]]]:
+    """Cut ``ids`` into groups and attach the text an engine's detokenizer would send with
+    each: the new text of the decoded prefix, holding back an incomplete UTF-8 character."""
+    out: list[tuple[str, list[int]]] = []
+    if hasattr(tokenizer, "decode_single_token_bytes"):
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        i = 0
+        for g in groups:
+            chunk = list(ids[i : i + g])
+            i += g
+            text = decoder.decode(b"".join(tokenizer.decode_single_token_bytes(t) for t in chunk))
+            out.append((text, chunk))
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            out.append((tail, []))
+        return out
+    sent = ""
+    i = 0
+    for g in groups:
+        chunk = list(ids[i : i + g])
+        i += g
+        text = _decode(tokenizer, ids[:i])
+        while text.endswith("\ufffd") and i < len(ids):
+            text = text[:-1]
+        out.append((text[len(sent) :], chunk))
+        sent = text
+    full = _decode(tokenizer, ids)
+    if len(full) > len(sent):
+        out.append((full[len(sent) :], []))
+    return out
+
+
+# ---------------------------------------------------------------------- running
+
+
+def _run(parser: Parser, request: Mapping[str, Any], chunks: Iterable[tuple[str | None, list[int] | None]], *, atomic: bool) -> tuple[Message, list[Delta]]:
+    stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
+    deltas: list[Delta] = []
+    for text, ids in chunks:
+        d = stream.feed(text, ids)
+        if d is not None:
+            deltas.append(d)
+    d = stream.finish()
+    if d is not None:
+        deltas.append(d)
+    builder = MessageBuilder()
+    for d in deltas:
+        builder.add(d)
+    return builder.message(), deltas
+
+
+def _fixed_id(index: int) -> str:
+    return f"call_{index}"
+
+
+def _view(msg: Message) -> dict[str, Any]:
+    return {
+        "reasoning": msg.reasoning,
+        "content": msg.content,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls],
+    }
+
+
+def _markers(parser: Parser) -> list[str]:
+    strings = {s for values in parser.spec.terminals.values() for s in values}
+    return sorted(s for s in strings if len(s) >= 3)
+
+
+def _check_message(case: Case, msg: Message, markers: list[str], run: str) -> None:
+    exp = case.expected
+    problems = []
+    if msg.reasoning != (exp.get("reasoning") or None):
+        problems.append(f"reasoning {msg.reasoning!r} != expected {exp.get('reasoning')!r}")
+    if msg.content != (exp.get("content") or None):
+        problems.append(f"content {msg.content!r} != expected {exp.get('content')!r}")
+    want = exp.get("tool_calls") or []
+    if len(msg.tool_calls) != len(want):
+        problems.append(f"{len(msg.tool_calls)} tool calls != expected {len(want)}: {[c.name for c in msg.tool_calls]}")
+    for got, w in zip(msg.tool_calls, want, strict=False):
+        try:
+            args = json.loads(got.arguments)
+        except ValueError:
+            problems.append(f"call {got.name}: arguments are not JSON: {got.arguments!r}")
+            continue
+        if not isinstance(args, dict):
+            problems.append(f"call {got.name}: arguments are not a JSON object: {got.arguments!r}")
+        if got.name != w["name"]:
+            problems.append(f"call name {got.name!r} != expected {w['name']!r}")
+        if args != w.get("arguments", {}):
+            problems.append(f"call {got.name}: arguments {args!r} != expected {w.get('arguments')!r}")
+        if "arguments_text" in w and got.arguments != w["arguments_text"]:
+            problems.append(f"call {got.name}: arguments text {got.arguments!r} != {w['arguments_text']!r}")
+        if "id" in w and got.id != w["id"]:
+            problems.append(f"call {got.name}: id {got.id!r} != expected {w['id']!r}")
+    fields = [("reasoning", msg.reasoning, exp.get("reasoning")), ("content", msg.content, exp.get("content"))]
+    fields += [("name", c.name, None) for c in msg.tool_calls]
+    for label, value, expected_value in fields:
+        for marker in markers:
+            if value and marker in value and value.count(marker) > (expected_value or "").count(marker):
+                problems.append(f"marker {marker!r} leaked into {label}: {value!r}")
+    if problems:
+        raise CaseFailure(f"[{case.id}] {run}: " + "; ".join(problems))
+
+
+def _check_deltas(case: Case, deltas: list[Delta], run: str, *, complete: bool) -> None:
+    seen: set[int] = set()
+    next_index = 0
+    for d in deltas:
+        for piece in d.tool_calls:
+            if piece.index not in seen:
+                if piece.index != next_index:
+                    raise CaseFailure(f"[{case.id}] {run}: call index {piece.index}, expected {next_index}")
+                if piece.name is None or piece.id is None:
+                    raise CaseFailure(f"[{case.id}] {run}: first delta of call {piece.index} lacks name or id")
+                seen.add(piece.index)
+                next_index += 1
+            elif piece.name is not None or piece.id is not None:
+                raise CaseFailure(f"[{case.id}] {run}: name/id of call {piece.index} sent twice")
+        if d.aborted and complete:
+            raise CaseFailure(f"[{case.id}] {run}: calls {d.aborted} aborted in a complete output")
+
+
+def check_chunks(
+    case: Case,
+    parser: Parser,
+    chunks: list[tuple[str | None, list[int] | None]],
+    run: str,
+    *,
+    reference: Message,
+    atomic: bool,
+) -> None:
+    """One replay: feed ``chunks``, fold, and check against ``reference`` (= ``parse()``)."""
+    markers = _markers(parser)
+    msg, deltas = _run(parser, case.request(), chunks, atomic=atomic)
+    _check_deltas(case, deltas, run, complete=not case.truncated)
+    if atomic or not case.truncated:
+        if _view(msg) != _view(reference):
+            raise CaseFailure(f"[{case.id}] {run}: stream {_view(msg)} != parse() {_view(reference)}")
+        _check_message(case, msg, markers, run)
+    else:
+        # an incremental stream of a cut-off output: what it keeps agrees with parse()
+        if msg.reasoning != reference.reasoning:
+            raise CaseFailure(f"[{case.id}] {run}: reasoning {msg.reasoning!r} != parse() {reference.reasoning!r}")
+        for got, ref in zip(msg.tool_calls, reference.tool_calls, strict=False):
+            if (got.name, got.arguments) != (ref.name, ref.arguments):
+                raise CaseFailure(f"[{case.id}] {run}: call {got} != parse() {ref}")
+
+
+def _char_chunks(text: str) -> list[tuple[str | None, list[int] | None]]:
+    return [(ch, None) for ch in text]
+
+
+def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = True) -> int:
+    """Replay ``case`` under every chunking; raise ``CaseFailure`` on the first violation.
+    Returns the number of runs made."""
+    runs = 0
+    modes = (True, False)
+    if not case.ids_only:
+        parser = case.parser(with_tokenizer=False)
+        reference = parser.parse(case.output, id_factory=_fixed_id, **case.request())
+        _check_message(case, reference, _markers(parser), "parse(text)")
+        runs += 1
+        for atomic in modes:
+            tag = "atomic" if atomic else "incremental"
+            check_chunks(case, parser, [(case.output, None)], f"whole/{tag}", reference=reference, atomic=atomic)
+            check_chunks(case, parser, _char_chunks(case.output), f"per-char/{tag}", reference=reference, atomic=atomic)
+            runs += 2
+        if splits:
+            for p in range(1, len(case.output)):
+                for atomic in modes:
+                    chunks = [(case.output[:p], None), (case.output[p:], None)]
+                    check_chunks(case, parser, chunks, f"split@{p}", reference=reference, atomic=atomic)
+                    runs += 1
+    ids = case.ids()
+    if ids is None:
+        return runs
+    tok = case.tokenizer
+    if case.token_ids is None and _decode(tok, ids) != case.output:
+        raise CaseFailure(f"[{case.id}] the tokenizer does not round-trip the output text")
+    parser = case.parser(with_tokenizer=True)
+    reference = parser.parse(case.output, token_ids=ids, id_factory=_fixed_id, **case.request())
+    _check_message(case, reference, _markers(parser), "parse(text, ids)")
+    ids_alone = parser.parse(None, token_ids=ids, id_factory=_fixed_id, **case.request())
+    if _view(ids_alone) != _view(reference):
+        raise CaseFailure(f"[{case.id}] parse(ids alone) {_view(ids_alone)} != parse(text, ids) {_view(reference)}")
+    runs += 2
+    groupings: list[tuple[str, list[int]]] = [("per-token", [1] * len(ids))]
+    for seed in seeds:
+        rng = random.Random(seed)
+        sizes: list[int] = []
+        while sum(sizes) < len(ids):
+            sizes.append(rng.randint(1, 8))
+        groupings.append((f"groups(seed={seed})", sizes))
+    for label, sizes in groupings:
+        deltas = engine_deltas(tok, ids, sizes)
+        for atomic in modes:
+            tag = "atomic" if atomic else "incremental"
+            with_text = [(t, i) for t, i in deltas]
+            check_chunks(case, parser, with_text, f"{label}+text/{tag}", reference=reference, atomic=atomic)
+            ids_alone_chunks = [(None, i) for _t, i in deltas if i]
+            check_chunks(case, parser, ids_alone_chunks, f"{label}+ids-alone/{tag}", reference=reference, atomic=atomic)
+            # hold-back: every delta carries the next token's id before that token's text
+            if deltas:
+                held = [(t, (deltas[k + 1][1] if k + 1 < len(deltas) else [])) for k, (t, _i) in enumerate(deltas)]
+                held[0] = (held[0][0], deltas[0][1] + held[0][1])
+                check_chunks(case, parser, held, f"{label}+holdback/{tag}", reference=reference, atomic=atomic)
+            runs += 3
+    return runs
+
+
+def _prefixes(case: Case) -> Iterator[tuple[str, list[int] | None]]:
+    ids = case.ids()
+    if ids is None:
+        for p in range(len(case.output)):
+            yield case.output[:p], None
+        return
+    for p in range(len(ids)):
+        yield _decode(case.tokenizer, ids[:p]).rstrip("\ufffd"), ids[:p]
+
+
+def check_truncations(case: Case) -> int:
+    """Cut a complete case at every character (or token) position and check the degrade rules:
+    no exception, no returned call with invalid arguments, the returned calls are exactly the
+    expected calls that were complete before the cut, atomic stream = ``parse()``."""
+    if case.truncated:
+        raise ValueError("check_truncations needs a complete case")
+    parser = case.parser(with_tokenizer=case.tokenizer is not None)
+    want = [(c["name"], c.get("arguments", {})) for c in case.expected.get("tool_calls") or []]
+    runs = 0
+    for text, ids in _prefixes(case):
+        cut = Case(**{**case.__dict__, "output": text, "token_ids": ids, "truncated": True})
+        use_ids = ids if ids is not None else None
+        msg = parser.parse(text if not case.ids_only else None, token_ids=use_ids, id_factory=_fixed_id, **case.request())
+        got = []
+        for c in msg.tool_calls:
+            try:
+                args = json.loads(c.arguments)
+            except ValueError as exc:
+                raise CaseFailure(f"[{case.id}] cut at {len(text)}: call with invalid arguments {c.arguments!r}") from exc
+            if not isinstance(args, dict):
+                raise CaseFailure(f"[{case.id}] cut at {len(text)}: arguments not an object {c.arguments!r}")
+            got.append((c.name, args))
+        if got != want[: len(got)]:
+            raise CaseFailure(f"[{case.id}] cut at {len(text)}: calls {got} are not a prefix of {want}")
+        chunks = _char_chunks(text) if ids is None else [(None, [t]) for t in ids]
+        atomic_msg, _ = _run(parser, cut.request(), chunks, atomic=True)
+        if _view(atomic_msg) != _view(msg):
+            raise CaseFailure(f"[{case.id}] cut at {len(text)}: atomic stream {_view(atomic_msg)} != parse() {_view(msg)}")
+        _run(parser, cut.request(), chunks, atomic=False)
+        runs += 3
+    return runs

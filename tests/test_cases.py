@@ -1,0 +1,49 @@
+"""Every case file under tests/cases/ through the replay harness, under every chunking."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import tokenizers
+from trisect.testing import Case, check_case, check_truncations
+
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+
+
+def _load() -> list[tuple[str, dict]]:
+    out = []
+    for path in sorted(CASES_DIR.glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                data = json.loads(line)
+                out.append((f"{path.parent.name}/{path.stem}:{data['id']}", data))
+    return out
+
+
+CASES = _load()
+
+
+def _case(data: dict) -> Case:
+    return Case.from_dict(data, tokenizers.load)
+
+
+@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+def test_case_replays(data: dict) -> None:
+    assert check_case(_case(data)) > 0
+
+
+COMPLETE_WITH_CALLS = [(i, d) for i, d in CASES if not (d.get("truncated") or d.get("malformed")) and d["expected"].get("tool_calls")]
+
+
+@pytest.mark.parametrize("data", [d for _, d in COMPLETE_WITH_CALLS], ids=[i for i, _ in COMPLETE_WITH_CALLS])
+def test_case_truncated_everywhere(data: dict) -> None:
+    assert check_truncations(_case(data)) > 0
+
+
+def test_there_are_cases_for_every_first_format() -> None:
+    dirs = {i.split("/")[0] for i, _ in CASES}
+    assert {"qwen3", "deepseek_r1", "hermes", "qwen3_coder"} <= dirs
+    assert len(CASES) >= 100
