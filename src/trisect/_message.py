@@ -46,7 +46,7 @@ class Message:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolCallDelta:
     """A piece of one streamed call.
 
@@ -73,7 +73,7 @@ class ToolCallDelta:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Delta:
     """What one ``feed()`` (or ``finish()``) adds to the message.
 

@@ -72,6 +72,9 @@ _ARGS = Region.ARGS
 _SKIP = Region.SKIP
 
 
+_SLOW = object()  # the fast path declines
+
+
 def random_call_id(_index: int) -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
@@ -143,7 +146,47 @@ class StreamParser:
 
     def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
         """Add one delta of model output; returns what it adds to the message, or ``None``."""
+        if text and token_ids is None and not self._hold and not self._ids_mode and not self._finished:
+            fast = self._fast_path(text)
+            if fast is not _SLOW:
+                return fast  # type: ignore[return-value]
         return _fold(self.events(text, token_ids))
+
+    def _fast_path(self, text: str) -> Delta | None | object:
+        """The common delta, without events: no character of it can start a live marker, so
+        it is all text of the current region. Same result as the general path."""
+        st = self._st
+        starts = st.text_lex.starts
+        if starts is not None and starts.search(text) is not None:
+            return _SLOW
+        region = st.region
+        if region is _REASONING or region is _CONTENT:
+            strip = self._strip
+            if not self._started[region]:
+                text = text.lstrip(strip)
+                if not text:
+                    return None
+                self._started[region] = True
+            held = self._held_ws[region]
+            if held:
+                text = held + text
+            t = text.rstrip(strip)
+            self._held_ws[region] = text[len(t) :]
+            if not t:
+                return None
+            return Delta(reasoning=t) if region is _REASONING else Delta(content=t)
+        call = self._call
+        if region is _ARGS and call is not None and call.index is not None and call.raw is None:
+            codec = call.codec
+            if codec.structured:
+                if not codec.in_string or '"' in text or "\\" in text:
+                    return _SLOW
+            elif not getattr(codec, "in_string_value", False):
+                return _SLOW
+            codec.feed(text, 0, len(text))
+            piece = codec.take()
+            return Delta(tool_calls=(ToolCallDelta(call.index, None, None, piece),)) if piece else None
+        return _SLOW
 
     def finish(self) -> Delta | None:
         """End of output: release held text and close what is open."""
@@ -403,9 +446,13 @@ class StreamParser:
             elif act is Act.NAME_END:
                 self._name_end()
             elif act is Act.ARG_MARKER:
-                if self._call is not None:
-                    self._call.codec.marker(terminal)
-                    self._after_codec(self._call)
+                call = self._call
+                if call is not None:
+                    if call.codec.structured:  # the marker is the codec's own first text ("{")
+                        call.codec.feed(marker, 0, len(marker))
+                    else:
+                        call.codec.marker(terminal)
+                    self._after_codec(call)
             elif act is Act.ARGS_END:
                 self._args_end()
             elif act is Act.CALL_END:
@@ -472,8 +519,11 @@ class StreamParser:
             call.bad = "invalid arguments"
             if self._strict:
                 self._fail_strict(call)
-        if codec.structured and codec.done and self._st.done_rule is not None and self._call is call:
-            self._apply(self._st.done_rule, "", "")
+        done_rule = self._st.done_rule
+        if codec.structured and (codec.done or codec.failed) and done_rule is not None and self._call is call:
+            # the format ends calls where their JSON ends: a failed JSON ends the call here too
+            # (not a call; what the codec did not consume is scanned again in the next state)
+            self._apply(done_rule, "", "")
 
     def _args_end(self) -> None:
         call = self._call
@@ -584,6 +634,6 @@ def _fold(events: Iterable[Event]) -> Delta | None:
     return Delta(
         reasoning="".join(reasoning) or None,
         content="".join(content) or None,
-        tool_calls=tuple(ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls),
+        tool_calls=tuple([ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls]),
         aborted=tuple(aborted),
     )

@@ -17,8 +17,8 @@ Cost: O(len(piece)) per ``feed``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from .._schema import declared_types, parameter_schema, streams_as_string, typed_value
@@ -27,8 +27,7 @@ _IDLE, _KEY, _VALUE = 0, 1, 2
 _WS = " \t\r\n"
 
 
-def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+_quote = encode_basestring  # JSON string literal, non-ASCII kept as is
 
 
 class XmlParamsCodec:
@@ -73,6 +72,11 @@ class XmlParamsCodec:
     @property
     def in_value(self) -> bool:
         return self._state == _VALUE
+
+    @property
+    def in_string_value(self) -> bool:
+        """Inside a streamed string value: any text without markers is value text."""
+        return self._state == _VALUE and self._streaming and self._seen_start
 
     def feed(self, s: str, i: int, end: int) -> int:
         text = s[i:end]
