@@ -35,7 +35,9 @@ def test_case_replays(data: dict) -> None:
     assert check_case(_case(data)) > 0
 
 
-COMPLETE_WITH_CALLS = [(i, d) for i, d in CASES if not (d.get("truncated") or d.get("malformed")) and d["expected"].get("tool_calls")]
+COMPLETE_WITH_CALLS = [
+    (i, d) for i, d in CASES if not (d.get("truncated") or d.get("malformed")) and d["expected"].get("tool_calls")
+]
 
 
 @pytest.mark.parametrize("data", [d for _, d in COMPLETE_WITH_CALLS], ids=[i for i, _ in COMPLETE_WITH_CALLS])

@@ -65,5 +65,7 @@ def prompt_verdict(
                 break  # the last marker of any kind decides
             return _verdict(start, end, turn)
     if prompt_text is not None:
-        return _verdict(_last_text(prompt_text, starts), _last_text(prompt_text, ends), _last_text(prompt_text, spec.turn_markers))
+        return _verdict(
+            _last_text(prompt_text, starts), _last_text(prompt_text, ends), _last_text(prompt_text, spec.turn_markers)
+        )
     return None

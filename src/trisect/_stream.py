@@ -126,6 +126,7 @@ class StreamParser:
         self._out: list[Event] = []
         self._finished = False
         self._offset = 0  # characters of output processed before the current data
+        self._at = 0  # output offset of the marker being applied
         self.reasoning_ended = initial_state != "REASONING"
         # token ids
         self._ids_mode = False
@@ -368,6 +369,7 @@ class StreamParser:
                         continue
             if a > pos:
                 self._text(data[pos:a])
+            self._at = self._offset + a
             self._apply(rule, terminal, data[a:b])
             pos = scan = b
         if self._ids_mode:
@@ -464,7 +466,7 @@ class StreamParser:
         factory = self._spec.codec
         if factory is None:
             raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
-        self._call = _Call(factory(self._request.tool_index), marker, self._offset)
+        self._call = _Call(factory(self._request.tool_index), marker, self._at)
 
     def _name_end(self) -> None:
         call = self._call

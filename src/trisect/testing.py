@@ -166,7 +166,9 @@ def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> 
 # ---------------------------------------------------------------------- running
 
 
-def _run(parser: Parser, request: Mapping[str, Any], chunks: Iterable[tuple[str | None, list[int] | None]], *, atomic: bool) -> tuple[Message, list[Delta]]:
+def _run(
+    parser: Parser, request: Mapping[str, Any], chunks: Iterable[tuple[str | None, list[int] | None]], *, atomic: bool
+) -> tuple[Message, list[Delta]]:
     stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
     deltas: list[Delta] = []
     for text, ids in chunks:
@@ -363,13 +365,17 @@ def check_truncations(case: Case) -> int:
     for text, ids in _prefixes(case):
         cut = Case(**{**case.__dict__, "output": text, "token_ids": ids, "truncated": True})
         use_ids = ids if ids is not None else None
-        msg = parser.parse(text if not case.ids_only else None, token_ids=use_ids, id_factory=_fixed_id, **case.request())
+        msg = parser.parse(
+            text if not case.ids_only else None, token_ids=use_ids, id_factory=_fixed_id, **case.request()
+        )
         got = []
         for c in msg.tool_calls:
             try:
                 args = json.loads(c.arguments)
             except ValueError as exc:
-                raise CaseFailure(f"[{case.id}] cut at {len(text)}: call with invalid arguments {c.arguments!r}") from exc
+                raise CaseFailure(
+                    f"[{case.id}] cut at {len(text)}: call with invalid arguments {c.arguments!r}"
+                ) from exc
             if not isinstance(args, dict):
                 raise CaseFailure(f"[{case.id}] cut at {len(text)}: arguments not an object {c.arguments!r}")
             got.append((c.name, args))
@@ -378,7 +384,9 @@ def check_truncations(case: Case) -> int:
         chunks = _char_chunks(text) if ids is None else [(None, [t]) for t in ids]
         atomic_msg, _ = _run(parser, cut.request(), chunks, atomic=True)
         if _view(atomic_msg) != _view(msg):
-            raise CaseFailure(f"[{case.id}] cut at {len(text)}: atomic stream {_view(atomic_msg)} != parse() {_view(msg)}")
+            raise CaseFailure(
+                f"[{case.id}] cut at {len(text)}: atomic stream {_view(atomic_msg)} != parse() {_view(msg)}"
+            )
         _run(parser, cut.request(), chunks, atomic=False)
         runs += 3
     return runs

@@ -1,0 +1,160 @@
+"""The ``trisect`` command: parse outputs, list formats, and a demo.
+
+    trisect parse FILE|- --reasoning NAME --tools NAME [--tools-file tools.json] [--stream]
+    trisect formats
+    trisect demo [--delay SECONDS]
+
+A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ._errors import TrisectError
+from ._examples import EXAMPLES, WEATHER_TOOLS
+from ._message import MessageBuilder
+from ._parser import Parser, formats
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.tools_file:
+        with open(args.tools_file, encoding="utf-8") as f:
+            options["tools"] = json.load(f)
+    if args.chat_template_kwargs:
+        options["chat_template_kwargs"] = json.loads(args.chat_template_kwargs)
+    if args.prompt_file:
+        options["prompt_text"] = _read(args.prompt_file)
+    return options
+
+
+def cmd_parse(args: argparse.Namespace, out: TextIO) -> int:
+    parser = Parser(args.reasoning, args.tools)
+    text = _read(args.input)
+    options = _options(args)
+    if not args.stream:
+        message = parser.parse(text, **options)
+        out.write(json.dumps(message.to_dict(reasoning_content=args.reasoning_content), ensure_ascii=False, indent=2))
+        out.write("\n")
+        return 0
+    stream = parser.stream(**options)
+    size = max(1, args.chunk)
+    for i in range(0, len(text), size):
+        delta = stream.feed(text[i : i + size])
+        if delta:
+            out.write(json.dumps(delta.to_dict(reasoning_content=args.reasoning_content), ensure_ascii=False) + "\n")
+    delta = stream.finish()
+    if delta:
+        out.write(json.dumps(delta.to_dict(reasoning_content=args.reasoning_content), ensure_ascii=False) + "\n")
+        if delta.aborted:
+            out.write(json.dumps({"aborted_tool_calls": list(delta.aborted)}) + "\n")
+    return 0
+
+
+def cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
+    rows = [(spec.kind, spec.name, ", ".join((spec.name, *spec.aliases)), "; ".join(spec.models)) for spec in formats()]
+    if args.json:
+        out.write(
+            json.dumps(
+                [{"kind": k, "names": n.split(", "), "models": m.split("; ") if m else []} for k, _, n, m in rows]
+            )
+        )
+        out.write("\n")
+        return 0
+    for kind in ("reasoning", "tools"):
+        title = "Reasoning formats (--reasoning)" if kind == "reasoning" else "Tool-call formats (--tools)"
+        out.write(f"{title}\n")
+        for k, _name, names, models in rows:
+            if k == kind:
+                out.write(f"  {names:<34} {models}\n")
+        out.write("\n")
+    return 0
+
+
+_COLORS = {"reasoning": "\033[2;36m", "content": "\033[0m", "tool": "\033[1;33m", "reset": "\033[0m"}
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    color = out.isatty() and not args.no_color
+    paint = (lambda kind, s: f"{_COLORS[kind]}{s}{_COLORS['reset']}") if color else (lambda _kind, s: s)
+    for example in EXAMPLES:
+        out.write(f"== {example['title']}  (--reasoning {example['reasoning']} --tools {example['tools']})\n")
+        parser = Parser(example["reasoning"], example["tools"])
+        stream = parser.stream(tools=WEATHER_TOOLS, **example.get("options", {}))
+        builder = MessageBuilder()
+        field = None
+        text = example["output"]
+        pieces = [text[i : i + 3] for i in range(0, len(text), 3)]  # a few characters per delta
+        for piece in [*pieces, None]:
+            delta = stream.feed(piece) if piece is not None else stream.finish()
+            builder.add(delta)
+            if delta is None:
+                continue
+            for kind, value in (("reasoning", delta.reasoning), ("content", delta.content)):
+                if value:
+                    if field != kind:
+                        out.write(paint(kind, f"\n[{kind}] "))
+                        field = kind
+                    out.write(paint(kind, value))
+            for call in delta.tool_calls:
+                if call.name is not None:
+                    out.write(paint("tool", f"\n[tool_call #{call.index}] {call.name} "))
+                    field = "tool"
+                out.write(paint("tool", call.arguments))
+            out.flush()
+            if args.delay:
+                time.sleep(args.delay)
+        message = builder.message()
+        out.write("\n\n-- the assembled message (OpenAI JSON):\n")
+        out.write(json.dumps(message.to_dict(), ensure_ascii=False, indent=2) + "\n\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="trisect", description="Raw LLM output -> reasoning, content, tool calls.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("parse", help="parse a model output and print the message as OpenAI JSON")
+    p.add_argument("input", help="file with the raw output, or - for stdin")
+    p.add_argument("--reasoning", default=None, help="reasoning format (as vLLM's --reasoning-parser)")
+    p.add_argument("--tools", default=None, help="tool-call format (as vLLM's --tool-call-parser)")
+    p.add_argument("--tools-file", help="JSON file with the request's OpenAI tool definitions")
+    p.add_argument("--chat-template-kwargs", help="JSON, e.g. '{\"enable_thinking\": false}'")
+    p.add_argument("--prompt-file", help="the rendered prompt (decides whether output starts in reasoning)")
+    p.add_argument("--stream", action="store_true", help="print the streamed deltas as JSON lines")
+    p.add_argument("--chunk", type=int, default=4, help="characters per delta with --stream (default 4)")
+    p.add_argument("--reasoning-content", action="store_true", help="also emit the older reasoning_content field")
+    p.set_defaults(func=cmd_parse)
+    f = sub.add_parser("formats", help="list every format name with the models it serves")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(func=cmd_formats)
+    d = sub.add_parser("demo", help="stream bundled example outputs and show the fields arriving")
+    d.add_argument("--delay", type=float, default=0.01, help="seconds between deltas (0: no pause)")
+    d.add_argument("--no-color", action="store_true")
+    d.set_defaults(func=cmd_demo)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args, out or sys.stdout)
+    except (TrisectError, OSError, json.JSONDecodeError) as exc:
+        sys.stderr.write(f"trisect: error: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

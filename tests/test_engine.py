@@ -1,0 +1,248 @@
+"""Targeted tests of the engine's policies (the case files cover the formats)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import trisect
+from trisect import (
+    FormatError,
+    MalformedOutputError,
+    Parser,
+    RequestError,
+    StreamError,
+    ToolSchemaError,
+)
+from trisect._compile import compile_format
+from trisect._spec import combine
+from trisect.formats import all_formats
+from trisect.testing import Case, check_case
+
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        },
+    }
+]
+
+
+def test_public_api_is_sorted_and_complete() -> None:
+    assert trisect.__all__ == sorted(trisect.__all__)
+    for name in trisect.__all__:
+        assert hasattr(trisect, name), name
+
+
+def test_core_imports_with_third_party_packages_blocked() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        allowed = set(sys.stdlib_module_names) | {"trisect", "_distutils_hack", "__editable___trisect_0_1_0_finder"}
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] not in allowed:
+                    raise ImportError("blocked third-party import: " + name)
+                return None
+        sys.meta_path.insert(0, Block())
+        import trisect, trisect.testing, trisect.cli
+        from trisect.formats import all_formats
+        specs = all_formats()
+        for spec in specs:
+            trisect.Parser(*((spec.name, None) if spec.kind == "reasoning" else (None, spec.name)))
+        out = '<think>a</think>b<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+        msg = trisect.Parser("qwen3", "hermes").parse(out)
+        assert msg.tool_calls[0].name == "f", msg
+        print("ok", len(specs))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
+
+
+def test_every_format_compiles_alone_and_with_every_other() -> None:
+    specs = all_formats()
+    reasoning = [s for s in specs if s.kind == "reasoning"]
+    tools = [s for s in specs if s.kind == "tools"]
+    assert reasoning and tools
+    for spec in specs:
+        compiled = compile_format(spec)
+        assert compiled.states
+        assert spec.models, f"{spec.name} names no model"
+        assert spec.reference, f"{spec.name} has no reference"
+    for r in reasoning:
+        for t in tools:
+            try:
+                compile_format(combine(r, t))
+            except FormatError as exc:  # a pair may legitimately clash; it must say so clearly
+                assert r.name in str(exc) and t.name in str(exc)
+
+
+def test_unknown_names_and_options_are_typed_errors() -> None:
+    with pytest.raises(FormatError, match="unknown reasoning format"):
+        Parser("nope")
+    with pytest.raises(FormatError, match="unknown tool-call format"):
+        Parser(None, "nope")
+    parser = Parser("qwen3", "hermes")
+    with pytest.raises(RequestError, match="unknown request option"):
+        parser.parse("x", temperature=0.5)
+    with pytest.raises(ToolSchemaError):
+        parser.parse("x", tools=[{"type": "function"}])
+    with pytest.raises(ToolSchemaError):
+        parser.parse("x", tools="get_weather")
+    with pytest.raises(RequestError):
+        parser.parse("x", chat_template_kwargs=["enable_thinking"])
+
+
+def test_feed_after_finish_is_an_error_and_nothing_received_is_lost() -> None:
+    stream = Parser("qwen3", None).stream()
+    first = stream.feed("<think>plan</think>answer")
+    last = stream.finish()
+    with pytest.raises(StreamError):
+        stream.feed("more")
+    with pytest.raises(StreamError):
+        stream.finish()
+    builder = trisect.MessageBuilder()
+    builder.add(first)
+    builder.add(last)
+    assert builder.message() == trisect.Message(reasoning="plan", content="answer")
+
+
+def test_marker_split_across_deltas_is_held_no_longer_than_needed() -> None:
+    stream = Parser("qwen3", None).stream()
+    assert stream.feed("thinking <") == trisect.Delta(reasoning="thinking")  # "<" might start </think>
+    assert stream.feed("/th") is None  # still a prefix of </think>
+    delta = stream.feed("ink>")  # completes the marker: nothing to emit yet
+    assert delta is None and stream.state == "CONTENT"
+    stream2 = Parser("qwen3", None).stream()
+    stream2.feed("a <")
+    assert stream2.feed("b") == trisect.Delta(reasoning=" <b")  # released as soon as it cannot be a marker
+
+
+def test_held_text_never_exceeds_the_longest_live_marker_prefix() -> None:
+    parser = Parser("qwen3", "qwen3_coder")
+    stream = parser.stream()
+    longest = max(len(s) for v in parser.spec.terminals.values() for s in v) - 1
+    text = "reasoning <tool_cal"
+    stream.feed(text)
+    assert len(stream._hold) <= longest  # the engine's own hold buffer
+    assert stream._hold == "<tool_cal"
+
+
+def test_strict_mode_raises_a_typed_error_with_position() -> None:
+    parser = Parser(None, "hermes")
+    bad = 'Hi <tool_call>{"name": "f", "arguments": {"a": 1,}}</tool_call>'
+    assert parser.parse(bad).content == bad  # default: degrade, text kept
+    with pytest.raises(MalformedOutputError) as info:
+        parser.parse(bad, strict=True)
+    assert info.value.position == 3
+
+
+def test_incremental_stream_reports_a_cut_off_call_as_aborted() -> None:
+    parser = Parser(None, "qwen3_coder")
+    stream = parser.stream(tools=WEATHER)
+    deltas = [stream.feed("<tool_call>\n<function=get_weather>\n<parameter=city>\nPar"), stream.finish()]
+    assert deltas[0].tool_calls[0].name == "get_weather"
+    assert deltas[-1].aborted == (0,)
+    # parse() and atomic streams never return it: the raw text is content
+    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nPar"
+    assert parser.parse(text, tools=WEATHER) == trisect.Message(content=text)
+    atomic = parser.stream(tools=WEATHER, atomic_tool_calls=True)
+    assert atomic.feed(text) is None
+    assert atomic.finish() == trisect.Delta(content=text)
+
+
+def test_typed_values_are_only_appended() -> None:
+    """#48702: coercing "42" -> 42 at the end must not shrink text already sent."""
+    parser = Parser(None, "qwen3_coder")
+    stream = parser.stream(tools=WEATHER)
+    text = (
+        "<tool_call>\n<function=get_weather>\n<parameter=days>\n42\n</parameter>\n"
+        "<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>"
+    )
+    sent = ""
+    snapshots = []
+    for ch in text:
+        delta = stream.feed(ch)
+        for call in delta.tool_calls if delta else ():
+            sent += call.arguments
+            snapshots.append(sent)
+    stream.finish()
+    assert not any('"42' in snap for snap in snapshots)  # never sent as a string first
+    assert '{"days": 42' in snapshots and '{"days": 4' not in snapshots  # the typed value arrives whole
+    assert json.loads(sent) == {"days": 42, "city": "Oslo"}
+    assert sent == '{"days": 42, "city": "Oslo"}'
+
+
+def test_reasoning_end_event_and_state() -> None:
+    stream = Parser("qwen3", "hermes").stream()
+    events = stream.events("<think>x</think>y")
+    assert [type(e).__name__ for e in events] == ["ReasoningText", "ReasoningEnd", "ContentText"]
+    assert stream.reasoning_ended
+
+
+def test_prompt_decides_the_initial_state() -> None:
+    parser = Parser("qwen3", None)
+    # the prompt already closed reasoning (enable_thinking=false render): content first
+    closed = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    assert parser.parse("Hello", prompt_text=closed).content == "Hello"
+    # the prompt ends inside <think>: reasoning first, even with thinking switched off
+    opened = "<|im_start|>assistant\n<think>\n"
+    msg = parser.parse("plan</think>Hello", prompt_text=opened, chat_template_kwargs={"enable_thinking": False})
+    assert (msg.reasoning, msg.content) == ("plan", "Hello")
+    # an earlier turn's think block does not decide
+    history = (
+        "<|im_start|>assistant\n<think>\nold\n</think>\n\nold<|im_end|>\n"
+        "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert parser.parse("new</think>answer", prompt_text=history).reasoning == "new"
+
+
+CASE = Case(
+    id="hypothesis",
+    output=(
+        "<think>\nplan 北京 🚀\n</think>\n\nSure.\n<tool_call>\n<function=get_weather>\n<parameter=city>\n"
+        "Paris </parameter> x\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    ),
+    expected={
+        "reasoning": "plan 北京 🚀",
+        "content": "Sure.",
+        "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris </parameter> x", "days": 3}}],
+    },
+    reasoning="qwen3",
+    tools_format="qwen3_coder",
+    tools=WEATHER,
+)
+
+
+def test_hand_case_replays_under_every_chunking() -> None:
+    assert check_case(CASE) > 100
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(CASE.output)), max_size=12))
+def test_any_cut_points_give_the_same_message(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    chunks = [CASE.output[a:b] for a, b in zip([0, *points], [*points, len(CASE.output)], strict=True)]
+    parser = Parser("qwen3", "qwen3_coder")
+    for atomic in (False, True):
+        stream = parser.stream(tools=WEATHER, atomic_tool_calls=atomic)
+        builder = trisect.MessageBuilder()
+        for chunk in chunks:
+            builder.add(stream.feed(chunk))
+        builder.add(stream.finish())
+        msg = builder.message()
+        assert (msg.reasoning, msg.content) == ("plan 北京 🚀", "Sure.")
+        assert json.loads(msg.tool_calls[0].arguments) == {"city": "Paris </parameter> x", "days": 3}
