@@ -7,7 +7,6 @@ code path, so whole and streamed results cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
