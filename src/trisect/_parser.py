@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from ._choice import FilteredStream, constrained_format, filter_events, keeps_native_markers
 from ._compile import CompiledFormat, compile_format
 from ._message import Message, MessageBuilder
 from ._prompt import CLOSED, OPEN, prompt_verdict
@@ -46,15 +47,52 @@ class Parser:
     def spec(self) -> FormatSpec:
         return self._compiled.spec
 
+    def _compiled_for(self, request: Request) -> CompiledFormat:
+        """The format this request's output is in (``_choice.py``: tool_choice semantics)."""
+        choice = request.tool_choice
+        if choice == "auto":
+            return self._compiled
+        if choice == "none":
+            if self.tools is None:
+                return self._compiled
+            return compile_format(_combined(self.reasoning, None), self._vocab)
+        if self.tools is not None and keeps_native_markers(tool_format(self.tools)):
+            return self._compiled
+        r = reasoning_format(self.reasoning) if self.reasoning is not None else None
+        return compile_format(constrained_format(r, request.forced), self._vocab)
+
+    def request(self, **options: Any) -> Request:
+        """Validate request options once (``RequestError`` / ``ToolSchemaError``)."""
+        return make_request(options)
+
+    def reasoning_ended_at_start(
+        self, prompt_token_ids: Sequence[int] | None = None, *, prompt_text: str | None = None, **options: Any
+    ) -> bool:
+        """Should an engine apply the request's grammar from the first generated token?
+
+        True when the output cannot start inside reasoning: no reasoning format, the prompt
+        already closed the block, thinking is switched off, or reasoning is hidden
+        (``include_reasoning=False``) under a constrained ``tool_choice`` and the prompt is given
+        and does not leave a block open (the model then skips reasoning; a block it writes
+        anyway is still parsed as hidden reasoning). False: apply it once reasoning has ended
+        (``StreamParser.reasoning_ended``).
+        """
+        if prompt_token_ids is not None:
+            options["prompt_token_ids"] = prompt_token_ids
+        if prompt_text is not None:
+            options["prompt_text"] = prompt_text
+        return self.initial_state(make_request(options)) != REASONING
+
     def __repr__(self) -> str:
         return f"Parser(reasoning={self.reasoning!r}, tools={self.tools!r})"
 
     def initial_state(self, request: Request) -> str:
-        states = self._compiled.states
+        compiled = self._compiled_for(request)
+        states = compiled.states
         if REASONING not in states:
             return CONTENT
         verdict = prompt_verdict(
-            self._compiled,
+            compiled,
             prompt_text=request.prompt_text,
             prompt_token_ids=request.prompt_token_ids,
             vocab=self._vocab,
@@ -63,26 +101,34 @@ class Parser:
             return REASONING
         if verdict == CLOSED:
             return CONTENT
-        state = self._compiled.spec.initial(request)
+        prompt_known = request.prompt_text is not None or request.prompt_token_ids is not None
+        if prompt_known and request.constrained and not request.include_reasoning:
+            return CONTENT  # hidden and constrained: the grammar applies from the first token
+        state = compiled.spec.initial(request)
         return state if state in states else CONTENT
 
     def stream(self, *, atomic_tool_calls: bool = False, **options: Any) -> StreamParser:
         """A stream for one request (one choice). Options: see ``parse()``."""
         request = make_request(options)
-        return StreamParser(
-            self._compiled,
+        stream = StreamParser(
+            self._compiled_for(request),
             request,
             initial_state=self.initial_state(request),
             vocab=self._vocab,
             atomic_tool_calls=atomic_tool_calls,
         )
+        keep = filter_events(request)
+        return stream if keep is None else FilteredStream(stream, keep)  # type: ignore[return-value]
 
     def parse(self, output: str | None = None, *, token_ids: Sequence[int] | None = None, **options: Any) -> Message:
         """Parse a whole output (text, or token ids with a tokenizer, or both).
 
         Options: ``tools`` (OpenAI tool definitions), ``chat_template_kwargs``,
         ``reasoning_effort``, ``prompt_text`` / ``prompt_token_ids``, ``id_factory``
-        (index -> call id), ``strict`` (raise on malformed output instead of degrading).
+        (index -> call id), ``strict`` (raise on malformed output instead of degrading),
+        ``tool_choice`` (``"auto"``, ``"none"``, ``"required"``, ``{"type": "function",
+        "function": {"name": …}}``), ``parallel_tool_calls`` (``False``: at most the first call),
+        ``include_reasoning`` (``False``: reasoning is parsed but never returned).
         """
         stream = self.stream(atomic_tool_calls=True, **options)
         builder = MessageBuilder()

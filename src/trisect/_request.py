@@ -2,6 +2,11 @@
 
 ``Request`` holds what ``parse()`` / ``stream()`` accept as keyword arguments. Unknown options
 and wrongly typed ones are a ``RequestError`` at once, never a surprise mid-stream.
+
+``tool_choice`` is normalised to ``"none"``, ``"auto"``, ``"required"`` or the name of the forced
+function (``Request.forced``); a named choice for a tool not in ``tools``, ``"required"`` or a
+named choice without tools, and tools whose schemas cannot be used are errors here, before
+any parsing (``_choice.py`` holds the checks).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._choice import normalize_tool_choice
 from ._errors import RequestError
 from ._schema import tool_index
 
@@ -26,6 +32,15 @@ class Request:
     prompt_token_ids: tuple[int, ...] | None = None
     id_factory: Callable[[int], str] | None = None
     strict: bool = False
+    tool_choice: str = "auto"  # "none" | "auto" | "required" | "named"
+    forced: str | None = None  # the function a named tool_choice forces
+    parallel_tool_calls: bool = True
+    include_reasoning: bool = True
+
+    @property
+    def constrained(self) -> bool:
+        """The output is what a constrained decoder produced (``required`` or a named choice)."""
+        return self.tool_choice in ("required", "named")
 
     def switch(self, *names: str, default: bool) -> bool:
         """A boolean chat-template switch (``thinking``, ``enable_thinking``), first given wins."""
@@ -46,6 +61,9 @@ _OPTIONS = {
     "prompt_token_ids",
     "id_factory",
     "strict",
+    "tool_choice",
+    "parallel_tool_calls",
+    "include_reasoning",
 }
 
 
@@ -73,13 +91,22 @@ def make_request(options: Mapping[str, Any]) -> Request:
     id_factory = options.get("id_factory")
     if id_factory is not None and not callable(id_factory):
         raise RequestError("id_factory must be callable (index -> id)")
+    index = tool_index(tools)
+    choice, forced = normalize_tool_choice(options.get("tool_choice"), tools, index)
+    for flag in ("parallel_tool_calls", "include_reasoning"):
+        if not isinstance(options.get(flag, True), bool):
+            raise RequestError(f"{flag} must be true or false")
     return Request(
         tools=tuple(tools) if tools is not None else None,
-        tool_index=tool_index(tools),
+        tool_index=index,
         chat_template_kwargs=dict(kwargs),
         reasoning_effort=effort,
         prompt_text=prompt_text,
         prompt_token_ids=prompt_ids,
         id_factory=id_factory,
         strict=bool(options.get("strict", False)),
+        tool_choice=choice,
+        forced=forced,
+        parallel_tool_calls=options.get("parallel_tool_calls", True),
+        include_reasoning=options.get("include_reasoning", True),
     )

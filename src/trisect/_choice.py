@@ -1,0 +1,254 @@
+"""Request semantics on top of the engine: ``tool_choice``, ``parallel_tool_calls``,
+``include_reasoning``.
+
+* ``tool_choice="none"``: the reasoning format is compiled without the tool format, so call
+  markers are text wherever the format puts them (in streaming too).
+* ``"required"`` / a named function: the output is what a constrained decoder was told to
+  produce (``grammar.json_schema``): a JSON array of ``{"name", "parameters"}`` objects, or the
+  named function's arguments object. Both are small formats of their own (``constrained_spec``)
+  that reuse the structured JSON codecs, so arguments stream incrementally like any call. A tool
+  format whose model keeps its native markers under constraint
+  (``FormatSpec.extra["native_under_constraint"]``) is parsed as with ``"auto"``.
+* ``parallel_tool_calls=False`` and ``include_reasoning=False`` are an event filter
+  (``FilteredStream``): only the first complete call reaches the client (calls that start after
+  it are dropped whole; a call that started before it and was aborted was already reported as
+  aborted); reasoning text is never emitted.
+
+Every check on the caller's input (``normalize_tool_choice``, ``check_tools``) runs once, before
+any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any
+
+from ._errors import RequestError, ToolSchemaError
+from ._events import Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from ._spec import ARGS_DONE, CONTENT, REASONING, Act, FormatSpec, Region, combine, rules
+from .codecs import JsonArgsCodec, JsonEnvelopeCodec
+
+if TYPE_CHECKING:
+    from ._message import Delta
+    from ._request import Request
+    from ._stream import StreamParser
+
+CHOICES = ("none", "auto", "required")
+
+
+def normalize_tool_choice(
+    value: Any, tools: Sequence[Mapping[str, Any]] | None, index: Mapping[str, Any]
+) -> tuple[str, str | None]:
+    """``(kind, forced name)`` for an OpenAI ``tool_choice``; errors for impossible choices."""
+    if tools is not None:
+        check_tools(tools)
+    if value is None:
+        return "auto", None
+    if isinstance(value, str):
+        if value not in CHOICES:
+            raise RequestError(f"tool_choice must be one of {', '.join(CHOICES)} or a named function, not {value!r}")
+        if value == "required" and not index:
+            raise RequestError('tool_choice="required" needs at least one tool in tools')
+        return value, None
+    if isinstance(value, Mapping) and value.get("type", "function") == "function":
+        function = value.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else value.get("name")
+        if not isinstance(name, str) or not name:
+            raise RequestError("a named tool_choice needs function.name")
+        if name not in index:
+            known = ", ".join(sorted(index)) or "no tools were given"
+            raise RequestError(f"tool_choice names {name!r}, which is not among the tools ({known})")
+        return "named", name
+    raise RequestError(f"unsupported tool_choice {value!r}")
+
+
+def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
+    """Reject tool definitions a grammar or a typed parse cannot use (beyond ``tool_index``)."""
+    seen: set[str] = set()
+    for n, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping):
+            continue  # tool_index reports it
+        name = function.get("name")
+        if isinstance(name, str):
+            if name in seen:
+                raise ToolSchemaError(f"tools[{n}]: function {name!r} is defined twice")
+            seen.add(name)
+        params = function.get("parameters")
+        if not isinstance(params, Mapping):
+            continue
+        where = f"tools[{n}].function.parameters"
+        kind = params.get("type", "object")
+        if kind != "object" and not (isinstance(kind, list) and "object" in kind):
+            raise ToolSchemaError(f"{where}.type must be 'object', not {kind!r}")
+        props = params.get("properties") or {}
+        if isinstance(props, Mapping):
+            for key, schema in props.items():
+                if not isinstance(schema, (Mapping, bool)):
+                    raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
+        required = params.get("required")
+        if required is not None and (
+            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+        ):
+            raise ToolSchemaError(f"{where}.required must be a list of property names")
+        for defs_key in ("$defs", "definitions"):
+            defs = params.get(defs_key)
+            if defs is not None and not isinstance(defs, Mapping):
+                raise ToolSchemaError(f"{where}.{defs_key} must be an object")
+        strict = function.get("strict")
+        if strict is not None and not isinstance(strict, bool):
+            raise ToolSchemaError(f"tools[{n}].function.strict must be true or false")
+
+
+# ---------------------------------------------------------------------------- constrained output
+
+_LIST, _ITEM, _AFTER, _DONE = "TC_LIST", "TC_ITEM", "TC_AFTER", "TC_DONE"
+
+
+class _ForcedArgs(JsonArgsCodec):
+    """The arguments object of the function a named ``tool_choice`` forced."""
+
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, *, forced: str) -> None:
+        super().__init__(tools)
+        self.name = forced
+
+
+def _reopen_reasoning(reasoning: FormatSpec | None) -> tuple[dict[str, tuple[str, ...]], list[tuple], dict]:
+    """A reasoning block the model writes although the grammar was to apply from the first
+    token is still reasoning: ``CONTENT --THINK_START--> REASONING`` (never content)."""
+    if reasoning is None or "THINK_START" not in reasoning.terminals or REASONING not in reasoning.regions:
+        return {}, [], {}
+    if (CONTENT, "THINK_START") in reasoning.table:
+        return {}, [], {}
+    terminals = {"THINK_START": reasoning.terminals["THINK_START"]}
+    return terminals, [(CONTENT, "THINK_START", REASONING, ())], {REASONING: Region.REASONING}
+
+
+@lru_cache(maxsize=256)
+def constrained_spec(reasoning: FormatSpec | None, forced: str | None) -> FormatSpec:
+    """The output format of ``tool_choice="required"`` (``forced=None``) or a named choice.
+
+    ``required``: ``[{"name": "f", "parameters": {…}}, …]`` (``arguments`` accepted too); each
+    ``{`` opens a call that ends where its JSON ends. Named: the arguments object itself.
+    Text before the JSON is content; text after it is content too (a constrained decoder
+    produces none).
+    """
+    think_terminals, think_rows, think_regions = _reopen_reasoning(reasoning)
+    start, mark, end = Act.CALL_START, Act.ARG_MARKER, Act.CALL_END
+    if forced is None:
+        return FormatSpec(
+            name="required",
+            kind="tools",
+            terminals={"TC_OPEN": ("[",), "TC_CALL": ("{",), "TC_SEP": (",",), "TC_CLOSE": ("]",), **think_terminals},
+            regions={
+                CONTENT: Region.CONTENT,
+                _LIST: Region.SKIP,
+                _ITEM: Region.ARGS,
+                _AFTER: Region.SKIP,
+                _DONE: Region.CONTENT,
+                **think_regions,
+            },
+            table=rules(
+                (CONTENT, "TC_OPEN", _LIST, ()),
+                (_LIST, "TC_CALL", _ITEM, (start, mark)),
+                (_LIST, "TC_CLOSE", _DONE, ()),
+                (_ITEM, ARGS_DONE, _AFTER, (end,)),
+                (_AFTER, "TC_SEP", _LIST, ()),
+                (_AFTER, "TC_CLOSE", _DONE, ()),
+                *think_rows,
+            ),
+            codec=partial(JsonEnvelopeCodec, name_keys=("name",), args_keys=("parameters", "arguments")),
+            validate_names=True,
+            reference="tool_choice=required: the JSON array a constrained decoder produces (grammar.json_schema)",
+        )
+    return FormatSpec(
+        name=f"named:{forced}",
+        kind="tools",
+        terminals={"TC_CALL": ("{",), **think_terminals},
+        regions={CONTENT: Region.CONTENT, _ITEM: Region.ARGS, _DONE: Region.CONTENT, **think_regions},
+        table=rules(
+            (CONTENT, "TC_CALL", _ITEM, (start, mark)),
+            (_ITEM, ARGS_DONE, _DONE, (end,)),
+            *think_rows,
+        ),
+        codec=partial(_ForcedArgs, forced=forced),
+        reference="named tool_choice: the arguments object a constrained decoder produces (grammar.json_schema)",
+    )
+
+
+@lru_cache(maxsize=256)
+def constrained_format(reasoning: FormatSpec | None, forced: str | None) -> FormatSpec:
+    """``reasoning`` combined with ``constrained_spec`` (cached: compiled once per pair)."""
+    return combine(reasoning, constrained_spec(reasoning, forced))
+
+
+def keeps_native_markers(tools: FormatSpec | None) -> bool:
+    """Does the model of this tool format keep its own markers under a constraint?"""
+    return tools is not None and bool(tools.extra.get("native_under_constraint", False))
+
+
+# ---------------------------------------------------------------------------- event filter
+
+
+def filter_events(request: Request) -> _EventFilter | None:
+    if request.parallel_tool_calls and request.include_reasoning:
+        return None
+    return _EventFilter(single_call=not request.parallel_tool_calls, reasoning=request.include_reasoning)
+
+
+class _EventFilter:
+    __slots__ = ("single_call", "reasoning", "done", "dropped")
+
+    def __init__(self, *, single_call: bool, reasoning: bool) -> None:
+        self.single_call = single_call
+        self.reasoning = reasoning
+        self.done = False  # a call reached the client complete
+        self.dropped: set[int] = set()
+
+    def __call__(self, events: Iterable[Event]) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
+            kind = type(event)
+            if kind is ReasoningText:
+                if self.reasoning:
+                    out.append(event)
+                continue
+            if self.single_call and kind in (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted):
+                index = event.index  # type: ignore[union-attr]
+                if kind is ToolCallStart and self.done:
+                    self.dropped.add(index)
+                if index in self.dropped:
+                    continue
+                if kind is ToolCallEnd:
+                    self.done = True
+            out.append(event)
+        return out
+
+
+class FilteredStream:
+    """A ``StreamParser`` seen through the request's filter; same API (``feed``/``finish``,
+    ``events``/``finish_events``, ``state``, ``reasoning_ended``, ``num_tokens``)."""
+
+    def __init__(self, inner: StreamParser, keep: _EventFilter) -> None:
+        self._inner = inner
+        self._keep = keep
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        return self._keep(self._inner.events(text, token_ids))
+
+    def finish_events(self) -> list[Event]:
+        return self._keep(self._inner.finish_events())
+
+    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
+        from ._stream import _fold
+
+        return _fold(self.events(text, token_ids))
+
+    def finish(self) -> Delta | None:
+        from ._stream import _fold
+
+        return _fold(self.finish_events())

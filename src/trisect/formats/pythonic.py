@@ -1,0 +1,147 @@
+"""Pythonic tool calls: a Python list of calls with literal keyword arguments.
+
+Wire formats::
+
+    [get_weather(city="San Francisco", metric="celsius"), get_time(tz='UTC')]       pythonic
+    <|python_tag|>[get_weather(city="San Francisco")]                                 pythonic (Llama 3.2)
+    [get_weather(city="San Francisco"), get_weather(city="Seattle")]                  llama4_pythonic
+    <|python_start|>[get_weather(city="Paris")]<|python_end|>                         llama4_pythonic
+    <|tool_call_start|>[get_status(id="1"), get_time()]<|tool_call_end|>              lfm2
+    <function_calls>
+    get_weather(city="Paris")
+    get_time(tz="UTC")
+    </function_calls>                                                                 olmo3
+
+The table owns the list (``[`` opens the first call, ``,`` the next, ``]`` closes the list;
+OLMo 3: ``<function_calls>`` opens the first call and a newline before a name the next) and
+``PythonicCallCodec`` reads each ``name(key=literal, …)``: literals only, never evaluated (see
+``trisect.codecs.pythonic``). A ``[`` that does not begin a call (``[1]``, ``[link](url)``)
+is content with everything after it; so is a call that breaks off (its text, markers
+included). ``pythonic`` and ``llama4_pythonic`` read a list anywhere in the content, as the
+model writes it bare; ``lfm2`` and ``olmo3`` only inside their markers. Llama 3.2's
+``<|python_tag|>`` before a list, Llama 4's ``<|python_start|>`` / ``<|python_end|>`` around it
+are dropped. Names are not validated against the tools (as in vLLM).
+
+Reference: Meta's prompt-format documents with real model responses
+(``llama3_2_text_prompt_format.md``, ``llama3_3_prompt_format.md``,
+``llama4_prompt_format.md`` of meta-llama/llama-models; Llama 4 tokenizer:
+``<|python_start|>`` = 200016, ``<|python_end|>`` = 200017); vLLM ``pythonic``,
+``llama4_pythonic``, ``olmo3`` and ``lfm2`` tool parsers as catalogued in FORMATS.md. No chat
+template or model output of OLMo 3 or LFM2 was available: their markers come from FORMATS.md
+alone (marked unverified there).
+"""
+
+from __future__ import annotations
+
+import string
+
+from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
+from ..codecs.pythonic import PythonicCallCodec
+
+_LIST = {"LIST_START": ("[",), "SEP": (",",), "LIST_END": ("]",)}
+_CALL_ENDS = (
+    ("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),
+)
+# a newline opens the next OLMo 3 call only before a name (not before </function_calls>)
+_NAME_START = tuple(string.ascii_letters + "_")
+
+
+def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: object) -> FormatSpec:
+    """A list of calls anywhere in the content, optionally between two markers that are dropped."""
+    terminals = dict(_LIST)
+    rows: list[tuple] = [
+        (CONTENT, "LIST_START", "CALL", (Act.CALL_START,)),
+        *_CALL_ENDS,
+        ("CALL", ARGS_FAILED, CONTENT, (Act.CALL_END,)),
+        ("AFTER", "SEP", "CALL", (Act.CALL_START,)),
+        ("AFTER", "LIST_END", CONTENT, ()),
+    ]
+    special: set[str] = set()
+    if wrap is not None:
+        terminals["WRAP_START"] = (wrap[0],)
+        rows.append((CONTENT, "WRAP_START", CONTENT, ()))
+        special.add("WRAP_START")
+        if wrap[1]:
+            terminals["WRAP_END"] = (wrap[1],)
+            special.add("WRAP_END")
+            rows += [
+                (CONTENT, "WRAP_END", CONTENT, ()),
+                ("AFTER", "WRAP_END", CONTENT, ()),
+                ("CALL", "WRAP_END", CONTENT, (Act.CALL_END,)),  # by id, outside a string: cut off
+            ]
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        terminals=terminals,
+        special=frozenset(special),
+        regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS, "AFTER": Region.SKIP},
+        table=rules(*rows),
+        codec=PythonicCallCodec,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _block_list(name: str, start: str, end: str, **kw: object) -> FormatSpec:
+    """A list of calls between two markers (text outside them is content)."""
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        terminals={**_LIST, "BLOCK_START": (start,), "BLOCK_END": (end,)},
+        special=frozenset({"BLOCK_START", "BLOCK_END"}),
+        regions={CONTENT: Region.CONTENT, "BLOCK": Region.SKIP, "CALL": Region.ARGS, "AFTER": Region.SKIP},
+        table=rules(
+            (CONTENT, "BLOCK_START", "BLOCK", ()),
+            (CONTENT, "BLOCK_END", CONTENT, ()),  # a stray closer is absorbed
+            ("BLOCK", "LIST_START", "CALL", (Act.CALL_START,)),
+            ("BLOCK", "BLOCK_END", CONTENT, ()),
+            *_CALL_ENDS,
+            ("CALL", ARGS_FAILED, "BLOCK", (Act.CALL_END,)),
+            ("CALL", "BLOCK_END", CONTENT, (Act.CALL_END,)),  # by id, outside a string: cut off
+            ("AFTER", "SEP", "CALL", (Act.CALL_START,)),
+            ("AFTER", "LIST_END", "BLOCK", ()),
+            ("AFTER", "BLOCK_END", CONTENT, ()),
+        ),
+        codec=PythonicCallCodec,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+FORMATS = [
+    _bare_list(
+        "pythonic",
+        ("<|python_tag|>", ""),
+        models=("Llama 3.2", "Llama 3.3", "ToolACE", "other pythonic fine-tunes"),
+        reference="Meta llama3_2_text_prompt_format.md / llama3_3_prompt_format.md responses; vLLM pythonic",
+    ),
+    _bare_list(
+        "llama4_pythonic",
+        ("<|python_start|>", "<|python_end|>"),
+        models=("Llama 4 Scout", "Llama 4 Maverick"),
+        reference="Meta llama4_prompt_format.md responses and Llama 4 tokenizer; vLLM llama4_pythonic",
+    ),
+    _block_list(
+        "lfm2",
+        "<|tool_call_start|>",
+        "<|tool_call_end|>",
+        models=("Liquid LFM2",),
+        reference="FORMATS.md (vLLM lfm2 tool parser; unverified, no template available)",
+    ),
+    FormatSpec(
+        name="olmo3",
+        kind="tools",
+        terminals={"BLOCK_START": ("<function_calls>",), "BLOCK_END": ("</function_calls>",), "NL": ("\n",)},
+        regions={CONTENT: Region.CONTENT, "BLOCK": Region.SKIP, "CALL": Region.ARGS, "AFTER": Region.SKIP},
+        table=rules(
+            (CONTENT, "BLOCK_START", "CALL", (Act.CALL_START,)),
+            (CONTENT, "BLOCK_END", CONTENT, ()),  # a stray closer is absorbed
+            *_CALL_ENDS,
+            ("CALL", ARGS_FAILED, "BLOCK", (Act.CALL_END,)),
+            ("AFTER", "NL", "CALL", (Act.CALL_START,), _NAME_START),
+            ("AFTER", "BLOCK_END", CONTENT, ()),
+            ("BLOCK", "BLOCK_END", CONTENT, ()),
+        ),
+        codec=PythonicCallCodec,
+        models=("OLMo 3",),
+        reference="FORMATS.md (vLLM olmo3 tool parser; unverified, no template available)",
+    ),
+]
