@@ -40,6 +40,9 @@ class StateTable:
     text_lex: Lexicon  # all live markers, matched as text
     plain_lex: Lexicon  # live markers that are not special tokens
     done_rule: Rule | None  # transition on ARGS_DONE
+    # token ids flow and a special token is pending: the live markers plus the special-token
+    # markers with no entry here (text of this state, but their ids must be used up in place)
+    ids_lex: Lexicon | None = None
 
 
 def _lexicon(strings: list[str]) -> Lexicon:
@@ -107,12 +110,14 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         live = {t: r for (s, t), r in spec.table.items() if s == state and t != ARGS_DONE}
         all_strings = [s for t in live for s in spec.terminals[t]]
         plain_strings = [s for t in live if t not in special for s in spec.terminals[t]]
+        inert_strings = [s for t in special if t not in live for s in spec.terminals[t]]
         states[state] = StateTable(
             name=state,
             region=region,
             rules=live,
             text_lex=_lexicon(all_strings),
             plain_lex=_lexicon(plain_strings),
+            ids_lex=_lexicon(all_strings + inert_strings) if inert_strings else None,
             done_rule=spec.table.get((state, ARGS_DONE)),
         )
 

@@ -55,8 +55,8 @@ ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own 
 class Rule:
     """A transition. ``follow``: matched as text while the argument codec is inside a value,
     the marker counts only if what comes next (after whitespace) starts with one of these
-    strings, or the output ends there; otherwise it is value text (a file that contains
-    ``</parameter>`` mid-line)."""
+    strings; otherwise it is value text (a file that contains ``</parameter>`` mid-line, or a
+    value cut off right after such a tag)."""
 
     next: str
     acts: tuple[Act, ...] = ()

@@ -14,7 +14,8 @@ Rules, all formats alike:
   text that spells the marker with ordinary tokens stays text. Ids may arrive before their
   text (detokenizer hold-back); the terminal then waits for its text, so events keep text
   order. Text and ids are aligned by the bytes of the ordinary tokens (tolerating a few bytes
-  of decoder drift, re-synchronised at each special token). When text is given with ids it
+  of decoder drift, re-synchronised at each special token; a special token with no entry in
+  the current state is text there, and its id is used up in place). When text is given with ids it
   must contain the special tokens' text (``skip_special_tokens=False``), as every engine sets
   it when a tool or reasoning parser runs; or pass ids alone and trisect detokenizes.
 * Inside structured (JSON) arguments, the JSON decides where the arguments end: a marker
@@ -307,8 +308,10 @@ class StreamParser:
     # ------------------------------------------------------------------ scanning
 
     def _lexicon(self) -> Lexicon:
-        if self._ids_mode and not self._pending:
-            return self._st.plain_lex
+        if self._ids_mode:
+            if not self._pending:
+                return self._st.plain_lex
+            return self._st.ids_lex or self._st.text_lex
         return self._st.text_lex
 
     def _process(self, text: str, final: bool) -> None:
@@ -349,24 +352,43 @@ class StreamParser:
                 break
             a, b = m.span()
             terminal = self._c.terminal_of[m.group()]
-            rule = st.rules[terminal]
+            rule = st.rules.get(terminal)
+            if rule is None:  # a special token with no entry in this state: text, its id used up here
+                if self._real_special(terminal, self._obytes_at(data, a), claim=True):
+                    self._tb_pos = b
+                    self._text(data[pos:b])
+                    pos = b
+                scan = b if pos == b else a + 1
+                continue
+            real = False  # a special token given by id (claimed once the marker is decided)
             if self._ids_mode and terminal in self._c.special:
-                if not self._real_special(terminal, self._obytes_at(data, a), claim=True):
+                if not self._real_special(terminal, self._obytes_at(data, a), claim=False):
                     scan = a + 1
                     continue
-                self._tb_pos = b  # the marker's bytes are not ordinary text
+                real = True
             if rule.follow and call is not None:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data[pos:a])
                     pos = a
                 if call.codec.in_value:
-                    verdict = _follows(data, b, n, rule.follow, final)
-                    if verdict is None:  # wait for what comes after the marker
+                    # inside a value, a closer the output ends with is value text: a cut-off
+                    # value never completes a call
+                    verdict = _follows(data, b, n, rule.follow, final, end=False)
+                    if verdict is None:  # wait for what comes after the marker (its id stays pending)
                         self._hold = data[a:]
                         break
                     if not verdict:
-                        scan = a + 1
+                        if real:  # the special token is value text: its id is used up here
+                            self._real_special(terminal, self._obytes_at(data, a), claim=True)
+                            self._tb_pos = b
+                            self._text(data[a:b])
+                            pos = scan = b
+                        else:
+                            scan = a + 1
                         continue
+            if real:
+                self._real_special(terminal, self._obytes_at(data, a), claim=True)
+                self._tb_pos = b  # the marker's bytes are not ordinary text
             if a > pos:
                 self._text(data[pos:a])
             self._at = self._offset + a
@@ -591,13 +613,13 @@ class StreamParser:
         )
 
 
-def _follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool) -> bool | None:
-    """Does data[i:] continue, after whitespace, with one of ``follow`` (or end)? ``None``: not
-    decidable yet."""
+def _follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool, end: bool = True) -> bool | None:
+    """Does data[i:] continue, after whitespace, with one of ``follow`` (or end, when ``end``)?
+    ``None``: not decidable yet."""
     while i < n and data[i] in " \t\r\n":
         i += 1
     if i == n:
-        return True if final else None
+        return end if final else None
     rest = data[i : i + max(len(f) for f in follow)]
     undecided = False
     for f in follow:

@@ -1,7 +1,9 @@
 """XML-style parameters: ``<parameter=KEY>VALUE</parameter>`` (and the ``name="KEY"`` variants).
 
 The engine matches the parameter markers and calls ``marker()``; this codec reads the key up
-to the first ``>`` (or up to ``key_end``), then the value, and writes one JSON object:
+to the first ``>`` (or up to ``key_end``; or, with ``key_marker``, up to that terminal, as GLM's
+``<arg_key>k</arg_key>``), then the value (with ``value_start``, the value begins only at that
+terminal, as GLM's ``<arg_value>``; text in between is formatting), and writes one JSON object:
 
 * a value that can only be a string (declared ``string``, or a parameter the schema does not
   describe) streams as it arrives, JSON-escaped;
@@ -9,7 +11,13 @@ to the first ``>`` (or up to ``key_end``), then the value, and writes one JSON o
   once complete;
 * the wrapping whitespace of a value is trimmed by the family's rule (``trim``):
   ``"newline"`` removes exactly one leading and one trailing ``\\n`` (Qwen3-Coder template),
-  ``"strip"`` removes all surrounding whitespace, ``"none"`` keeps the value verbatim.
+  ``"strip"`` removes all surrounding whitespace, ``"none"`` keeps the value verbatim;
+* ``parse_key`` reads attributes from the raw key text (``name="k" string="false"``) and may
+  decide the value's types itself: ``("string",)`` for a raw string, ``JSON_TEXT`` for a value
+  the model wrote as JSON (kept as written when it is valid JSON, else a string);
+* ``unwrap`` (DeepSeek V4): a first parameter named one of these keys, which the tool's schema
+  does not declare, whose value is a JSON object and which stays the only parameter, *is* the
+  arguments object (``{"arguments": {...}}`` becomes ``{...}``); it is held until that is known.
 
 Output only grows: ``{"k": "v…`` is sent before the value ends, ``}`` when the call ends.
 Cost: O(len(piece)) per ``feed``.
@@ -17,14 +25,16 @@ Cost: O(len(piece)) per ``feed``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import Any
 
 from .._schema import declared_types, parameter_schema, streams_as_string, typed_value
 
-_IDLE, _KEY, _VALUE = 0, 1, 2
+_IDLE, _KEY, _VALUE, _AWAIT = 0, 1, 2, 3  # _AWAIT: the key is complete, the value marker is not yet seen
 _WS = " \t\r\n"
+JSON_TEXT = ("json",)  # pseudo-types: the value is JSON text whatever its kind
 
 
 _quote = encode_basestring  # JSON string literal, non-ASCII kept as is
@@ -46,6 +56,9 @@ class XmlParamsCodec:
         key_end: str = ">",
         parse_key: Callable[[str], tuple[str, tuple[str, ...] | None]] | None = None,
         trim: str = "newline",
+        key_marker: str | None = None,
+        value_start: str | None = None,
+        unwrap: tuple[str, ...] = (),
     ) -> None:
         self._tools = tools
         self._param_start = param_start
@@ -53,6 +66,11 @@ class XmlParamsCodec:
         self._key_end = key_end
         self._parse_key = parse_key
         self._trim = trim
+        self._key_marker = key_marker
+        self._value_start = value_start
+        self._unwrap = unwrap
+        self._held: tuple[str, str | None] | None = None  # unwrap candidate: (key, value text once complete)
+        self._pending_key = ""
         self.name: str | None = None
         self.done = False
         self.failed = False
@@ -82,13 +100,16 @@ class XmlParamsCodec:
         text = s[i:end]
         while text:
             if self._state == _KEY:
+                if self._key_marker is not None:
+                    self._key.append(text)
+                    return end
                 cut = text.find(self._key_end)
                 if cut < 0:
                     self._key.append(text)
                     return end
                 self._key.append(text[:cut])
                 text = text[cut + len(self._key_end) :]
-                self._begin_value("".join(self._key))
+                self._key_done("".join(self._key))
             elif self._state == _VALUE:
                 self._value_text(text)
                 text = ""
@@ -100,15 +121,35 @@ class XmlParamsCodec:
         if terminal == self._param_start:
             if self._state == _VALUE:
                 self._end_value()  # a parameter left open: the next one closes it
-            elif self._state == _KEY:
-                self._key = []
+            elif self._state == _AWAIT:  # a key without a value: the value is empty
+                self._begin_value(self._pending_key)
+                self._end_value()
             self._state = _KEY
             self._key = []
         elif terminal == self._param_end:
             if self._state == _KEY:  # "<parameter=k</parameter>": a key with no value
                 self._begin_value("".join(self._key))
+            elif self._state == _AWAIT:
+                self._begin_value(self._pending_key)
             if self._state == _VALUE:
                 self._end_value()
+        elif terminal == self._key_marker:
+            if self._state == _KEY:
+                self._key_done("".join(self._key))
+            else:
+                self.failed = True  # a key end without a key
+        elif terminal == self._value_start:
+            if self._state == _AWAIT:
+                self._begin_value(self._pending_key)
+            else:
+                self.failed = True  # a value without a key
+
+    def _key_done(self, raw_key: str) -> None:
+        if self._value_start is None:
+            self._begin_value(raw_key)
+        else:
+            self._pending_key = raw_key
+            self._state = _AWAIT
 
     def _begin_value(self, raw_key: str) -> None:
         key, types = raw_key.strip(), None
@@ -118,7 +159,17 @@ class XmlParamsCodec:
             types = declared_types(parameter_schema(self._params, key))
         self._types = types
         self._streaming = streams_as_string(types)
-        self._out.append(("{" if self._count == 0 else ", ") + _quote(key) + ": ")
+        if self._held is not None:  # a second parameter: the held one was a parameter after all
+            self._release_held()
+        if (
+            self._count == 0
+            and key in self._unwrap
+            and not self._streaming
+            and parameter_schema(self._params, key) is None
+        ):
+            self._held = (key, None)
+        else:
+            self._out.append(("{" if self._count == 0 else ", ") + _quote(key) + ": ")
         self._count += 1
         self._state = _VALUE
         self._value = []
@@ -170,9 +221,19 @@ class XmlParamsCodec:
                     raw = raw[:-1]
             elif self._trim == "strip":
                 raw = raw.strip(_WS)
-            self._out.append(typed_value(raw, self._types))
+            text = _json_text(raw) if self._types == JSON_TEXT else typed_value(raw, self._types)
+            if self._held is not None:
+                self._held = (self._held[0], text)
+            else:
+                self._out.append(text)
         self._value = []
         self._state = _IDLE
+
+    def _release_held(self) -> None:
+        assert self._held is not None
+        key, text = self._held
+        self._held = None
+        self._out.append("{" + _quote(key) + ": " + (text or '""'))
 
     def take(self) -> str:
         if not self._out:
@@ -182,11 +243,33 @@ class XmlParamsCodec:
         return text
 
     def close(self) -> str | None:
-        if self._state == _KEY:
+        if self._state == _KEY or self.failed:
             self.failed = True
             return None
+        if self._state == _AWAIT:
+            self._begin_value(self._pending_key)
         if self._state == _VALUE:
             self._end_value()
-        self._out.append("}" if self._count else "{}")
+        if self._held is not None and (self._held[1] or "").startswith("{"):
+            self._out.append(self._held[1] or "")  # the wrapper's object is the arguments
+            self._held = None
+        else:
+            if self._held is not None:
+                self._release_held()
+            self._out.append("}" if self._count else "{}")
         self.done = True
         return self.take()
+
+
+def _json_text(raw: str) -> str:
+    """A value the model marked as JSON: as written when it is valid JSON, else a string."""
+    value = raw.strip(_WS)
+    try:
+        json.loads(value, parse_constant=_not_json)
+    except ValueError:
+        return json.dumps(raw, ensure_ascii=False)
+    return value
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")

@@ -44,20 +44,31 @@ from ..codecs import XmlParamsCodec
 
 P, N, A, B = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
 START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END
-# Inside a value, a closing tag written as text ends the value only when the structure goes
-# on after it (or the output ends): a file that mentions "</parameter>" mid-line stays value.
-AFTER_CALL = ("<tool_call>", "<function=")
-AFTER_FUNCTION = ("</tool_call>", *AFTER_CALL)
-AFTER_VALUE = ("<parameter=", "</function>", *AFTER_FUNCTION)
 
-FORMATS = [
-    FormatSpec(
-        name="qwen3_coder",
+
+def function_xml_format(
+    name: str,
+    *,
+    tool_start: str = "<tool_call>",
+    tool_end: str = "</tool_call>",
+    models: tuple[str, ...],
+    reference: str,
+    aliases: tuple[str, ...] = (),
+) -> FormatSpec:
+    """The ``<function=NAME><parameter=K>V</parameter></function>`` grammar inside the family's
+    call wrapper (``<tool_call>`` for Qwen3-Coder, ``<seed:tool_call>`` for Seed-OSS)."""
+    # Inside a value, a closing tag written as text ends the value only when the structure goes
+    # on after it (or the output ends): a file that mentions "</parameter>" mid-line stays value.
+    after_call = (tool_start, "<function=")
+    after_function = (tool_end, *after_call)
+    after_value = ("<parameter=", "</function>", *after_function)
+    return FormatSpec(
+        name=name,
         kind="tools",
-        aliases=("qwen3_xml",),
+        aliases=aliases,
         terminals={
-            "TOOL_START": ("<tool_call>",),
-            "TOOL_END": ("</tool_call>",),
+            "TOOL_START": (tool_start,),
+            "TOOL_END": (tool_end,),
             "FUNC_PREFIX": ("<function=",),
             "FUNC_END": ("</function>",),
             "PARAM_START": ("<parameter=",),
@@ -77,15 +88,24 @@ FORMATS = [
             (N, "FUNC_END", B, (NAME_END, ARGS_END)),
             (N, "TOOL_END", CONTENT, (END,)),
             (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,), AFTER_VALUE),
-            (A, "FUNC_END", B, (ARGS_END,), AFTER_FUNCTION),
-            (A, "TOOL_END", CONTENT, (END,), AFTER_CALL),
+            (A, "PARAM_END", A, (MARK,), after_value),
+            (A, "FUNC_END", B, (ARGS_END,), after_function),
+            (A, "TOOL_END", CONTENT, (END,), after_call),
             (A, "TOOL_START", P, (START,)),
             (B, "TOOL_END", CONTENT, (END,)),
             (B, "TOOL_START", P, (START,)),
             (B, "FUNC_PREFIX", N, (START,)),
         ),
         codec=partial(XmlParamsCodec, param_start="PARAM_START", param_end="PARAM_END", trim="newline"),
+        models=models,
+        reference=reference,
+    )
+
+
+FORMATS = [
+    function_xml_format(
+        "qwen3_coder",
+        aliases=("qwen3_xml",),
         models=("Qwen3-Coder", "Qwen3.5", "Qwen3.6", "MiMo"),
         reference="Qwen3-Coder-30B-A3B-Instruct chat template; vLLM qwen3_coder engine parser",
     ),

@@ -1,0 +1,124 @@
+"""GLM-4.5 … 5.x tool calls (``glm47``, alias ``glm45``), and the families that reuse the
+GLM-4.7 grammar: Ling 3 (``ling3``) and poolside Laguna (``poolside_v1``).
+
+Wire format, GLM-4.7 template (no whitespace between markers)::
+
+    <tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value></tool_call>
+
+GLM-4.5 / 4.6 template (a newline after the name and after each closing tag)::
+
+    <tool_call>get_weather
+    <arg_key>location</arg_key>
+    <arg_value>Paris</arg_value>
+    </tool_call>
+
+The name is the text after ``<tool_call>`` up to the first ``<arg_key>`` or ``</tool_call>``
+(stripped; a call without arguments is ``<tool_call>NAME</tool_call>``) and must be one of the
+request's tools (``validate_names``, as vLLM). Values are written raw by the template (strings
+as they are, everything else with ``tojson``) and are kept verbatim: newlines inside and
+around a string value are the value's own (GLM-4.7 keeps them; no template adds any inside
+``<arg_value>``); other values are typed by the tool schema. Whitespace between the tags is
+formatting.
+
+Recovered malformed shapes: a missing ``</tool_call>`` before the next ``<tool_call>``, a
+missing ``</arg_value>`` before the next ``<arg_key>`` (the value keeps its text verbatim), a
+name not among the tools (the block stays content). An unfinished block is not a call.
+
+Marker text inside a value: ``</arg_value>`` ends a value only when what follows, after
+whitespace, is ``<arg_key>``, ``</tool_call>``, ``<tool_call>`` or the end of the output;
+anything else is the model writing the tag as part of the value. Inside a value
+``</tool_call>`` and ``<tool_call>`` are always value text (a value is closed by
+``</arg_value>`` or, recovering, by the next ``<arg_key>``), so an output cut off inside a
+value never yields a call. The rule holds with token ids too: every GLM marker is an added
+token, and the template tokenizes the same text inside a value as that very token.
+
+Reasoning: ``<tool_call>`` inside an unterminated ``<think>`` block ends reasoning when the
+reasoning format says so (``tool_start_ends_reasoning``, vLLM ``glm45`` / ``glm47``).
+
+Reference: zai-org GLM-4.6 and GLM-4.7-Flash chat templates (tests/data/templates/GLM-4.6.jinja,
+GLM-4.7-Flash.jinja, from llama.cpp); vLLM ``glm47_moe`` engine config (FORMATS.md). Ling 3 and
+poolside Laguna: no template staged here; FORMATS.md records that both use the GLM-4.7 grammar
+(vLLM ``Ling3Parser(Glm47MoeParser)``; poolside PR #47167 "GLM-4.7 format verbatim"). The marker
+strings are added tokens of the GLM-4.5+ tokenizer (its ids are not staged here; tests use a
+synthetic tokenizer with the same added tokens).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from .._spec import CONTENT, Act, FormatSpec, Region, rules
+from ..codecs import XmlParamsCodec
+
+N, A, V = "TOOL_NAME", "TOOL_ARGS", "TOOL_VALUE"
+START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
+
+TERMINALS = {
+    "TOOL_START": ("<tool_call>",),
+    "TOOL_END": ("</tool_call>",),
+    "KEY_START": ("<arg_key>",),
+    "KEY_END": ("</arg_key>",),
+    "VALUE_START": ("<arg_value>",),
+    "VALUE_END": ("</arg_value>",),
+}
+AFTER_VALUE = ("<arg_key>", "</tool_call>", "<tool_call>")
+
+TABLE = rules(
+    (CONTENT, "TOOL_START", N, (START,)),
+    (N, "KEY_START", A, (NAME_END, MARK)),
+    (N, "TOOL_END", CONTENT, (END,)),
+    (N, "TOOL_START", N, (START,)),
+    (A, "KEY_START", A, (MARK,)),
+    (A, "KEY_END", A, (MARK,)),
+    (A, "VALUE_START", V, (MARK,)),
+    (A, "TOOL_END", CONTENT, (END,)),
+    (A, "TOOL_START", N, (START,)),
+    # inside a value: only its closer (when the structure goes on after it) and the next key
+    (V, "VALUE_END", A, (MARK,), AFTER_VALUE),
+    (V, "KEY_START", A, (MARK,)),
+)
+
+CODEC = partial(
+    XmlParamsCodec,
+    param_start="KEY_START",
+    param_end="VALUE_END",
+    key_marker="KEY_END",
+    value_start="VALUE_START",
+    trim="none",
+)
+
+
+def glm_format(name: str, *, models: tuple[str, ...], reference: str, aliases: tuple[str, ...] = ()) -> FormatSpec:
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        aliases=aliases,
+        terminals=TERMINALS,
+        special=frozenset(TERMINALS),
+        regions={CONTENT: Region.CONTENT, N: Region.NAME, A: Region.ARGS, V: Region.ARGS},
+        table=TABLE,
+        codec=CODEC,
+        validate_names=True,
+        models=models,
+        reference=reference,
+    )
+
+
+FORMATS = [
+    glm_format(
+        "glm47",
+        aliases=("glm45",),
+        models=("GLM-4.5", "GLM-4.6", "GLM-4.7", "GLM-5"),
+        reference="GLM-4.6 and GLM-4.7-Flash chat templates; vLLM glm47_moe engine parser",
+    ),
+    glm_format(
+        "ling3",
+        models=("Ling 3",),
+        reference="GLM-4.7 grammar (vLLM Ling3Parser subclasses Glm47MoeParser; FORMATS.md)",
+    ),
+    glm_format(
+        "poolside_v1",
+        models=("poolside Laguna",),
+        reference="GLM-4.7 grammar verbatim (vLLM PR #47167; FORMATS.md)",
+    ),
+]

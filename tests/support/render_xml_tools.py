@@ -1,0 +1,455 @@
+"""Generate the case files of the XML-parameter, DSML and custom-grammar tool-call formats.
+
+Run from anywhere: ``python tests/support/render_xml_tools.py`` (``--check`` only compares).
+Output is deterministic; the generated files are committed. The machinery (Jinja configured as
+transformers does, ``Book``, the tools, the checks) is ``render_cases.py``'s; read its
+docstring for the round-trip method and the normalisation the expected values follow.
+
+Per family, a *writer* spells calls exactly as the family's chat template does. Where a
+template is staged (GLM-4.6, GLM-4.7-Flash, MiniMax-M2, DeepSeek-V3.2) round-trip cases render
+the assistant message through the template itself, and the writer is checked against the
+template's own output before it is used for hand-written cases (malformed, truncated, values
+that are not valid for their type). Where no template is staged, the writer follows the wire
+format recorded in /work/shared/FORMATS.md and ``source`` says so. Expected values come from
+the message that was rendered and the family's documented value rule, never from trisect:
+
+* string values: GLM and DeepSeek DSML (``string="true"``) keep them verbatim; MiniMax strips
+  the surrounding whitespace (vLLM ``minimax_m2``: values ``.strip()``-ed); the
+  ``<function=…>`` families (Seed-OSS, Step-3.5) drop one wrapping newline, as Qwen3-Coder;
+* other values: the JSON the template wrote (``tojson``), typed by the tool schema; a value
+  not valid for its type stays a string.
+
+Reasoning: where the family's own reasoning format is registered, cases use it; otherwise a
+format with the same semantics stands in (named in ``REASONING``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent
+if __name__ == "__main__":  # run as a script: import `support` as a package, not by file
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+    sys.path.insert(0, str(TESTS))
+
+from support import tokenizers as tk  # noqa: E402
+from support.render_cases import (  # noqa: E402
+    CASES,
+    CONFIGURE,
+    GET_JOKE,
+    GET_TIME,
+    GET_WEATHER,
+    SEARCH,
+    USER,
+    WRITE_FILE,
+    Book,
+    call,
+    check,
+    joined,
+    render,
+)
+
+TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
+PARIS = call("get_weather", {"location": "Paris", "unit": "celsius"})
+TOKYO_TIME = call("get_time", {"timezone": "Asia/Tokyo"})
+JOKE = call("get_random_joke", {})
+PY_FILE = 'def main():\n    print("hi")\n\n\nif __name__ == "__main__":\n    main()\n'
+EVERY_TYPE = call(
+    "configure",
+    {
+        "count": 3,
+        "ratio": 0.75,
+        "enabled": True,
+        "options": {"depth": 2, "paths": ["a/b", "c"], "strict": False},
+        "tags": ["x", "y z"],
+        "note": None,
+        "label": "plain text",
+        "mode": "safe",
+        "level": 2,
+        "nothing": None,
+    },
+)
+# string-typed values that look like other types stay strings; a union takes text as a string
+STRINGS_THAT_LOOK_TYPED = call("configure", {"label": "42", "mode": "fast", "note": "null or not"})
+REASONING_TEXT = "The user wants the weather in Paris, so I will call get_weather."
+
+Params = list[tuple[str, str, bool]]  # (key, raw value text, value is a string)
+Calls = list[tuple[str, Params]]
+
+
+def raw_params(arguments: dict[str, Any]) -> Params:
+    """Values as templates write them: strings raw, everything else ``tojson``."""
+    return [
+        (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), isinstance(v, str))
+        for k, v in arguments.items()
+    ]
+
+
+def as_calls(calls: list[dict[str, Any]]) -> Calls:
+    return [(c["name"], raw_params(c["arguments"])) for c in calls]
+
+
+def tool_calls_field(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
+
+
+def ordinary(tokenizer: str, text: str) -> list[int]:
+    """Ids of ``text`` with every marker string spelled with ordinary tokens."""
+    if tokenizer in tk.NAMES:
+        return tk.encode_ordinary(tokenizer, text)
+    module = importlib.import_module(f"support.tok_{tokenizer}")
+    return module.load_ordinary().encode(text, add_special_tokens=False).ids
+
+
+@dataclass
+class Family:
+    tag: str  # case id prefix
+    path: str  # case file under tests/cases/
+    tools_format: str
+    reasoning: str | None  # reasoning format the cases run with
+    tokenizer: str | None
+    write: Callable[[Calls], str]  # the tool-call part of an output
+    turn: Callable[[str | None, str, list[dict[str, Any]]], str]  # (reasoning, content, calls) -> output
+    source: str  # where ``turn`` outputs come from
+    value_close: str  # closing tag of a value
+    call_close: str  # closing tag of a call block
+    tool_start: str  # the first marker of a call
+    validates: bool = True
+    think_open: str | None = None  # an opener of unterminated reasoning a tool-call marker ends
+    expect_str: Callable[[str], str] = staticmethod(lambda s: s)  # type: ignore[assignment]
+    tool_start_special: bool = True
+    options: dict[str, Any] | None = None
+    prefix: str = ""  # what the template writes before the content of a turn without reasoning
+
+    def book(self) -> Book:
+        return Book(self.path, self.reasoning, self.tools_format)
+
+    def expect(self, c: dict[str, Any]) -> dict[str, Any]:
+        args = {k: (self.expect_str(v) if isinstance(v, str) else v) for k, v in c["arguments"].items()}
+        return call(c["name"], args)
+
+
+def standard(b: Book, f: Family) -> None:
+    """The cases every family has: one call, parallel calls, every schema type, content and
+    reasoning around calls, marker text inside a value, malformed and truncated output."""
+    opts = f.options
+
+    def add(id: str, source: str, output: str, **kw: Any) -> None:
+        kw.setdefault("tools", TOOLS)
+        kw.setdefault("options", opts)
+        b.add(f"{f.tag}-{id}", source, output, tokenizer=f.tokenizer, **kw)
+
+    def hw(id: str, source: str, output: str, **kw: Any) -> None:  # hand-written: after the template's prefix
+        if "token_ids" in kw:
+            kw["token_ids"] = tk.encode(f.tokenizer, f.prefix) + kw["token_ids"] if f.prefix else kw["token_ids"]
+        add(id, source, f.prefix + output, **kw)
+
+    def rt(id: str, calls: list[dict[str, Any]], content: str = "", reasoning: str | None = None, note: str = ""):
+        out = f.turn(reasoning, content, calls)
+        add(
+            id,
+            f.source + note,
+            out,
+            reasoning=reasoning.strip() if reasoning else None,
+            content=content.strip() or None,
+            tool_calls=[f.expect(c) for c in calls],
+        )
+
+    r = REASONING_TEXT if f.reasoning else None
+    rt("rt-one-call", [PARIS], reasoning=r)
+    rt("rt-parallel-calls", [PARIS, TOKYO_TIME], reasoning=r)
+    rt("rt-content-before-call", [PARIS], content="Let me check the weather for you.", reasoning=r)
+    rt("rt-every-schema-type", [EVERY_TYPE], reasoning=r, note="; integer, number, boolean, object, array, null, enum")
+    rt("rt-strings-that-look-typed", [STRINGS_THAT_LOOK_TYPED], note="; '42' for a string stays a string")
+    rt("rt-zero-arguments", [JOKE])
+    rt("rt-content-only", [], content="The answer is 42.", reasoning=r)
+    rt(
+        "rt-unicode",
+        [call("get_weather", {"location": "München"}), call("search", {"query": "東京 天気 ☀️", "max_results": 5})],
+    )
+    rt("rt-multiline-value", [call("write_file", {"path": "main.py", "content": PY_FILE})])
+    tricky = f"a line with {f.value_close} inside\nand {f.call_close} too\n"
+    rt(
+        "rt-marker-text-inside-value",
+        [call("write_file", {"path": "notes.txt", "content": tricky})],
+        note="; the value spells the family's closing tags mid-line (text-only rule: a closer counts only "
+        "where the structure goes on after it)",
+    )
+    if f.reasoning:
+        rt("rt-reasoning-then-call", [PARIS], reasoning="Short.\nTwo lines of thought.")
+
+    hand = "hand-written in the writer's spelling (" + f.source.split(";")[0] + ")"
+    bad = [
+        ("count", "many", False),
+        ("ratio", "0.5x", False),
+        ("enabled", "yes", False),
+        ("options", "{not json", False),
+        ("tags", "a, b", False),
+        ("level", "2", False),
+        ("nothing", "nil", False),
+    ]
+    out = f.write([("configure", bad)])
+    hw(
+        "invalid-for-type-stays-string",
+        hand + "; a value that is not valid for its schema type stays a string",
+        out,
+        tool_calls=[
+            call(
+                "configure",
+                {"count": "many", "ratio": "0.5x", "enabled": "yes", "options": "{not json", "tags": "a, b",
+                 "level": 2, "nothing": "nil"},
+            )
+        ],
+    )
+    if f.validates:
+        out = "Checking.\n" + f.write([("get_stock_price", [("symbol", "ACME", True)])])
+        hw(
+            "malformed-unknown-tool",
+            hand + "; the family validates names (FORMATS.md): an unknown tool is no call, its text is content",
+            out,
+            content=joined(out),
+        )
+    whole = f.write(as_calls([call("search", {"query": "weather in Paris", "max_results": 3})]))
+    cut = whole[: whole.index("weather in Paris") + len("weather in")]
+    hw(
+        "truncated-inside-value",
+        hand + "; cut by max_tokens inside a string value: not a call, the text is content",
+        "Searching. " + cut,
+        content=joined("Searching. " + cut),
+        truncated=True,
+    )
+    if f.think_open is not None:
+        out = f"{f.think_open}I need the weather first.\n" + f.write(as_calls([PARIS]))
+        add(
+            "tool-marker-ends-unterminated-reasoning",
+            hand + "; the tool-call opener inside an unterminated reasoning block ends reasoning",
+            out,
+            reasoning="I need the weather first.",
+            tool_calls=[f.expect(PARIS)],
+        )
+    if f.tokenizer and f.tool_start_special:
+        text = f"Calls start with {f.tool_start} and this is only prose."
+        i = text.index(f.tool_start)
+        ids = tk.encode(f.tokenizer, text[:i]) + ordinary(f.tokenizer, f.tool_start) + tk.encode(
+            f.tokenizer, text[i + len(f.tool_start) :]
+        )
+        hw(
+            "ids-marker-mention-in-content",
+            "hand-written: content mentions the call opener as ordinary tokens; with ids it stays text",
+            text,
+            content=text,
+            token_ids=ids,
+            ids_only=True,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# GLM (glm45 / glm47, ling3, poolside_v1)
+# --------------------------------------------------------------------------------------
+
+GLM46 = "GLM-4.6.jinja"
+GLM47 = "GLM-4.7-Flash.jinja"
+GLM_REASONING = "qwen3"  # stand-in: <think>, default on, <tool_call> ends reasoning (as vLLM glm45/glm47)
+
+
+def template_turn(template: str, **kwargs: Any) -> Callable[[str | None, str, list[dict[str, Any]]], str]:
+    def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        msg: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning is not None:
+            msg["reasoning_content"] = reasoning
+        if calls:
+            msg["tool_calls"] = tool_calls_field(calls)
+        prompt = render(template, [USER], add_generation_prompt=True, tools=TOOLS, **kwargs)
+        full = render(template, [USER, msg], add_generation_prompt=False, tools=TOOLS, **kwargs)
+        if not full.startswith(prompt) and prompt.endswith("<think>") and full.startswith(prompt[: -len("<think>")]):
+            # GLM-4.7: the prompt opens the think block; a turn without reasoning renders only
+            # "</think>", which is what the model wrote after the prompt's "<think>"
+            prompt = prompt[: -len("<think>")]
+        if not full.startswith(prompt):
+            raise ValueError(f"{template}: the prompt is not a prefix of the rendered turn")
+        return full[len(prompt) :]
+
+    return turn
+
+
+def glm46_write(calls: Calls) -> str:
+    return "".join(
+        f"\n<tool_call>{name}\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v, _ in ps)
+        + "</tool_call>"
+        for name, ps in calls
+    )
+
+
+def glm47_write(calls: Calls) -> str:
+    return "".join(
+        f"<tool_call>{name}" + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
+        + "</tool_call>"
+        for name, ps in calls
+    )
+
+
+def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Callable[[Calls], str]) -> Family:
+    if template is not None:
+        turn = template_turn(template)
+        source = f"{template} round trip"
+        reasoning: str | None = GLM_REASONING
+        think_open: str | None = "<think>" if template == GLM47 else "\n<think>"
+        prefix = "</think>" if template == GLM47 else "\n<think></think>"
+    else:
+        def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+            return content + write(as_calls(calls))
+
+        source = "written in the GLM-4.7 spelling (GLM-4.7-Flash.jinja); FORMATS.md: same grammar"
+        reasoning = None
+        think_open = None
+        prefix = ""
+    return Family(
+        tag=tag, path=path, tools_format=fmt, reasoning=reasoning, tokenizer="glm", write=write, turn=turn,
+        source=source, value_close="</arg_value>", call_close="</tool_call>", tool_start="<tool_call>",
+        think_open=think_open, prefix=prefix,
+    )
+
+
+def glm_extra(b: Book, f: Family) -> None:
+    w = f.write
+    src = "hand-written in the " + ("GLM-4.6" if w is glm46_write else "GLM-4.7") + " spelling"
+
+    def add(id: str, source: str, output: str, **kw: Any) -> None:
+        if kw.get("token_ids") is not None and f.prefix:
+            kw["token_ids"] = tk.encode("glm", f.prefix) + kw["token_ids"]
+        b.add(f"{f.tag}-{id}", src + "; " + source, f.prefix + output, tools=TOOLS, tokenizer=f.tokenizer, **kw)
+
+    two = w(as_calls([PARIS])).replace("</tool_call>", "") + w(as_calls([TOKYO_TIME]))
+    add(
+        "missing-close-between-calls",
+        "'</tool_call>' missing before the next '<tool_call>' (FORMATS.md recovery)",
+        two,
+        tool_calls=[PARIS, TOKYO_TIME],
+    )
+    out = w(as_calls([PARIS])).replace("Paris</arg_value>", "Paris")
+    lost = "Paris\n" if w is glm46_write else "Paris"  # the newline the template writes after the closer
+    add(
+        "missing-value-close",
+        "'</arg_value>' missing: the next '<arg_key>' closes the value, which keeps its text verbatim",
+        out,
+        tool_calls=[call("get_weather", {"location": lost, "unit": "celsius"})],
+    )
+    out = "Sure." + w([("get_weather", [("location", "Paris", True)])]) + " Done."
+    add(
+        "content-after-call",
+        "text after a complete call is content (whitespace between the runs kept)",
+        out,
+        content="Sure. Done." if w is glm47_write else "Sure.\n Done.",
+        tool_calls=[call("get_weather", {"location": "Paris"})],
+    )
+    out = w([("get_weather", [("location", "  two\nlines  \n", True)])])
+    add(
+        "whitespace-in-value-kept",
+        "GLM keeps a value verbatim, wrapping spaces and newlines included (issue 5)",
+        out,
+        tool_calls=[call("get_weather", {"location": "  two\nlines  \n"})],
+    )
+    out = w([("get_weather", [("location", "Paris", True)])]).removesuffix("</tool_call>")
+    add(
+        "unclosed-call-at-end",
+        "the output ends after the last value without '</tool_call>': the call is unfinished, so it is no "
+        "call (render_cases normalisation)",
+        out,
+        content=joined(out),
+        truncated=True,
+    )
+    out = "Okay." + w([("get_weather", [])])
+    add(
+        "name-without-arguments-closed",
+        "'<tool_call>NAME</tool_call>' is a call without arguments (FORMATS.md: zero-arg calls allowed)",
+        out,
+        content="Okay.",
+        tool_calls=[call("get_weather", {})],
+    )
+    text = w([("write_file", [("path", "a.txt", True), ("content", "x </arg_value> y", True)])])
+    i = text.index("</arg_value> y")
+    ids = tk.encode("glm", text[:i]) + tk.encode("glm", "</arg_value>") + tk.encode("glm", text[i + 12 :])
+    assert ids == tk.encode("glm", text)
+    add(
+        "closer-token-inside-value",
+        "the template tokenizes '</arg_value>' inside a value as the added token, so ids do not "
+        "disambiguate: the text-only rule decides (' y' does not continue the structure)",
+        text,
+        tool_calls=[call("write_file", {"path": "a.txt", "content": "x </arg_value> y"})],
+    )
+
+
+def glm_book(tag: str, path: str, fmt: str, template: str | None, write: Callable[[Calls], str]) -> Callable[[], Book]:
+    def make() -> Book:
+        f = glm_family(tag, path, fmt, template, write)
+        if template is not None:  # the writer spells calls exactly as the template does
+            assert f.turn(None, "", [PARIS, EVERY_TYPE]) == f.prefix + write(as_calls([PARIS, EVERY_TYPE]))
+        b = f.book()
+        standard(b, f)
+        glm_extra(b, f)
+        if template is not None:
+            out = template_turn(template, enable_thinking=False)(None, "", [PARIS])
+            b.add(
+                f"{tag}-rt-thinking-off",
+                f"{template} round trip with enable_thinking=false (the prompt closes the think block)",
+                out,
+                tool_calls=[PARIS],
+                tools=TOOLS,
+                tokenizer="glm",
+                options={"chat_template_kwargs": {"enable_thinking": False}},
+            )
+        return b
+
+    return make
+
+
+# --------------------------------------------------------------------------------------
+# Checks and output
+# --------------------------------------------------------------------------------------
+
+BOOKS: list[Callable[[], Book]] = [
+    glm_book("glm45", "glm45/glm46-template.jsonl", "glm45", GLM46, glm46_write),
+    glm_book("glm47", "glm47/glm47-template.jsonl", "glm47", GLM47, glm47_write),
+    glm_book("ling3", "ling3/ling3.jsonl", "ling3", None, glm47_write),
+    glm_book("poolside", "poolside_v1/poolside_v1.jsonl", "poolside_v1", None, glm47_write),
+]
+
+
+def build() -> dict[Path, str]:
+    files: dict[Path, str] = {}
+    seen: set[str] = set()
+    for make in BOOKS:
+        book = make()
+        check(book, seen)
+        lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
+        files[CASES / book.path] = "\n".join(lines) + "\n"
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
+    args = parser.parse_args(argv)
+    files = build()
+    stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
+    if args.check:
+        for p in stale:
+            print(f"stale: {p.relative_to(TESTS.parent)}")
+        return 1 if stale else 0
+    for p, text in files.items():
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        print(f"{p.relative_to(TESTS.parent)}: {text.count(chr(10))} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
