@@ -39,7 +39,16 @@ _PY_NUMBER = re.compile(r"-?(?:\d(?:_?\d)*)?(?:\.(?:\d(?:_?\d)*)?)?(?:[eE][+-]?\
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _NAMES = {"True": "true", "False": "false", "None": "null", "true": "true", "false": "false", "null": "null"}
 _SIMPLE_ESCAPES = {
-    "n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "v": "\v"
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
 

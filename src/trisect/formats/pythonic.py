@@ -39,9 +39,7 @@ from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, ru
 from ..codecs.pythonic import PythonicCallCodec
 
 _LIST = {"LIST_START": ("[",), "SEP": (",",), "LIST_END": ("]",)}
-_CALL_ENDS = (
-    ("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),
-)
+_CALL_ENDS = (("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),)
 # a newline opens the next OLMo 3 call only before a name (not before </function_calls>)
 _NAME_START = tuple(string.ascii_letters + "_")
 

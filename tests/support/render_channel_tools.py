@@ -1,0 +1,938 @@
+"""Generate the case files of the pythonic and channel tool-call formats.
+
+Run from anywhere: ``python tests/support/render_channel_tools.py`` (``--check`` only compares).
+Output is deterministic; the generated files are committed. The machinery (Jinja configured as
+transformers does, ``Book``, the tools) is ``render_cases.py``'s; read its docstring for the
+round-trip method and the normalisation the expected values follow.
+
+Sources, per format (expected values come from them, never from running trisect):
+
+* ``openai`` / ``openai_gptoss`` (gpt-oss Harmony): round trips through the gpt-oss chat
+  template (``tests/data/templates/openai-gpt-oss-120b.jinja``: one call per assistant message,
+  ``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>{…}<|call|>``, the
+  final answer ``<|channel|>final<|message|>…<|return|>``); openai/harmony's own test data
+  (``test_simple_tool_call``, ``test_simple_reasoning_response`` with their token ids,
+  ``test_streamable_parser`` text); hand-written messages in the template's wire format for
+  parallel calls (several messages), built-in recipients and malformed headers. Expected: the
+  ``analysis`` bodies are reasoning, ``final`` / recipient-less ``commentary`` bodies content,
+  a message with a recipient a call named after it (``functions.`` dropped) with its JSON body.
+* ``pythonic`` / ``llama4_pythonic``: the real model responses quoted in Meta's prompt-format
+  documents (``llama3_2_text_prompt_format.md``, ``llama4_prompt_format.md``) and calls in the
+  same syntax for the other cases; expected arguments are the Python literals read by hand.
+* ``olmo3`` / ``lfm2``: FORMATS.md only (no template or output is staged): hand-written.
+* ``kimi_k3`` (XTML) and ``inkling``: FORMATS.md only: hand-written.
+
+Token ids: ``gpt_oss`` (o200k Harmony) for Harmony, ``llama3`` for pythonic, ``llama4`` for
+llama4_pythonic; the others have no tokenizer here and run on text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent
+if __name__ == "__main__":  # run as a script: import `support` as a package, not by file
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+    sys.path.insert(0, str(TESTS))
+
+from support import tokenizers as tk  # noqa: E402
+from support.render_cases import (  # noqa: E402
+    CASES,
+    CONFIGURE,
+    GET_JOKE,
+    GET_TIME,
+    GET_WEATHER,
+    SEARCH,
+    WRITE_FILE,
+    Book,
+    call,
+    joined,
+    render,
+    tool,
+)
+
+HARMONY_DATA = Path("/work/shared/data/outputs/gpt-oss-harmony")
+LOCAL_HARMONY = TESTS / "data" / "outputs" / "gpt-oss-harmony"
+TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
+
+
+def ordinary(tokenizer: str, text: str) -> list[int]:
+    """Ids of ``text`` with marker strings spelled as ordinary tokens."""
+    return list(tk.load(tokenizer).encode(text, allowed_special=set(), disallowed_special=()))
+
+
+def ids(tokenizer: str, *pieces: tuple[str, bool]) -> list[int]:
+    out: list[int] = []
+    for text, as_ordinary in pieces:
+        out += ordinary(tokenizer, text) if as_ordinary else tk.encode(tokenizer, text)
+    return out
+
+
+# ======================================================================================
+# gpt-oss Harmony
+# ======================================================================================
+
+GPT_OSS = "openai-gpt-oss-120b.jinja"
+H_USER = {"role": "user", "content": "What is the weather in Tokyo?"}
+LOOKUP_WEATHER = tool(
+    "lookup_weather",
+    "Use this tool to lookup the weather in a given location.",
+    {"location": {"type": "string"}},
+    ["location"],
+)
+
+
+def harmony_turn(
+    assistant: dict[str, Any], *, history: list[dict[str, Any]] | None = None, tools: list | None = None
+) -> str:
+    """The text the model generates for ``assistant``: the full render minus the prompt (which
+    ends with ``<|start|>assistant``), the closing ``<|call|>`` / ``<|return|>`` kept."""
+    msgs = [H_USER, *(history or [])]
+    kw = {"tools": tools if tools is not None else TOOLS, "strftime_now": lambda _fmt: "2025-06-28"}
+    prompt = render(GPT_OSS, msgs, add_generation_prompt=True, **kw)
+    full = render(GPT_OSS, [*msgs, assistant], add_generation_prompt=False, **kw)
+    assert prompt.endswith("<|start|>assistant") and full.startswith(prompt), (prompt[-40:], full[-80:])
+    return full[len(prompt) :]
+
+
+def tc(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "x", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def h_call(name: str, args: str, *, header: str = "assistant to=functions.{n}<|channel|>commentary json") -> str:
+    return "<|start|>" + header.format(n=name) + "<|message|>" + args + "<|call|>"
+
+
+def harmony_book(reasoning: str | None, path: str) -> Book:
+    b = Book(path, reasoning, "openai")
+    tok = "gpt_oss"
+    p = "h-" if reasoning else "h-tools-only-"
+    src = "gpt-oss template (openai-gpt-oss-120b.jinja)"
+
+    # ---- round trips through the template --------------------------------------------
+    think = "User wants the weather in Tokyo. Use get_weather."
+    out = harmony_turn(
+        {"role": "assistant", "thinking": think, "tool_calls": [tc("get_weather", {"location": "Tokyo"})]}
+    )
+    b.add(
+        p + "rt-one-call",
+        src,
+        out,
+        reasoning=think,
+        tool_calls=[call("get_weather", {"location": "Tokyo"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = harmony_turn(
+        {
+            "role": "assistant",
+            "content": "Tokyo weather: I will call the tool.",
+            "tool_calls": [tc("get_weather", {"location": "Tokyo", "unit": "celsius"})],
+        }
+    )
+    b.add(
+        p + "rt-call-content-as-analysis",
+        src + ": content of a tool-call message is rendered as analysis",
+        out,
+        reasoning="Tokyo weather: I will call the tool.",
+        tool_calls=[call("get_weather", {"location": "Tokyo", "unit": "celsius"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = harmony_turn({"role": "assistant", "tool_calls": [tc("get_random_joke", {})]})
+    b.add(p + "rt-no-args", src, out, tool_calls=[call("get_random_joke", {})], tools=TOOLS, tokenizer=tok)
+    typed = {
+        "count": 3,
+        "ratio": 0.25,
+        "enabled": True,
+        "options": {"a": [1, 2], "b": None},
+        "tags": ["x", "y"],
+        "note": None,
+        "label": 'Zürich "quoted" \\ back\nslash',
+        "mode": "fast",
+        "level": 2,
+        "nothing": None,
+    }
+    out = harmony_turn({"role": "assistant", "thinking": "Set them all.", "tool_calls": [tc("configure", typed)]})
+    b.add(
+        p + "rt-schema-types",
+        src,
+        out,
+        reasoning="Set them all.",
+        tool_calls=[call("configure", typed)],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    marker_args = {"path": "notes.txt", "content": "ends with <|call|> then <|end|><|start|>assistant<|channel|>final"}
+    out = harmony_turn({"role": "assistant", "thinking": "Write it.", "tool_calls": [tc("write_file", marker_args)]})
+    b.add(
+        p + "rt-marker-text-in-value",
+        src + ": a Harmony marker string inside a JSON string argument",
+        out,
+        reasoning="Write it.",
+        tool_calls=[call("write_file", marker_args)],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = harmony_turn({"role": "assistant", "thinking": "Simple question.", "content": "It is sunny in Tokyo."})
+    b.add(
+        p + "rt-final-answer",
+        src + ": last assistant turn (analysis + final ending in <|return|>)",
+        out,
+        reasoning="Simple question.",
+        content="It is sunny in Tokyo.",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    hist = [
+        {"role": "assistant", "tool_calls": [tc("get_weather", {"location": "Tokyo"})]},
+        {"role": "tool", "content": '{"temp": 20}'},
+    ]
+    out = harmony_turn(
+        {"role": "assistant", "thinking": "The tool said 20.", "content": "It is 20 °C in Tokyo."}, history=hist
+    )
+    b.add(
+        p + "rt-answer-after-tool-result",
+        src + ": answer after a tool message",
+        out,
+        reasoning="The tool said 20.",
+        content="It is 20 °C in Tokyo.",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+
+    # ---- openai/harmony test data ------------------------------------------------------
+    data = LOCAL_HARMONY
+    simple_ids = [int(x) for x in (data / "test_simple_tool_call.txt").read_text().split()] + [200012]
+    text = tk.decode(tok, simple_ids)
+    b.add(
+        p + "harmony-test-simple-tool-call",
+        "openai/harmony test-data/test_simple_tool_call.txt (+ <|call|>, as its test appends): recipient "
+        "lookup_weather in the role header, channel 'analysis code'",
+        text,
+        reasoning='User asks: "What is the weather in Tokyo?" We need to use lookup_weather tool.',
+        tool_calls=[call("lookup_weather", {"location": "Tokyo"})],
+        tools=[LOOKUP_WEATHER],
+        tokenizer=tok,
+        token_ids=None if simple_ids == tk.encode(tok, text) else simple_ids,
+    )
+    reason_ids = [int(x) for x in (data / "test_simple_reasoning_response.txt").read_text().split()]
+    text = tk.decode(tok, reason_ids)
+    b.add(
+        p + "harmony-test-simple-reasoning",
+        "openai/harmony test-data/test_simple_reasoning_response.txt",
+        text,
+        reasoning='User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.',
+        content="2 + 2 = 4.",
+        tools=[],
+        tokenizer=tok,
+        token_ids=None if reason_ids == tk.encode(tok, text) else reason_ids,
+    )
+    stream_text = (data / "test_streamable_parser.txt").read_text()
+    stream_text = stream_text[: stream_text.index("<|call|>") + len("<|call|>")]
+    analysis = stream_text[len("<|channel|>analysis<|message|>") : stream_text.index("<|end|>")]
+    b.add(
+        p + "harmony-test-streamable-parser",
+        "openai/harmony test-data/test_streamable_parser.txt up to the model's <|call|> (the tool's own reply "
+        "after it is not model output): built-in recipient browser.search after the channel",
+        stream_text,
+        reasoning=analysis.strip(),
+        tool_calls=[call("browser.search", {"query": "current US president July 2025", "topn": 10, "source": "news"})],
+        tools=TOOLS,
+        options={"chat_template_kwargs": {"builtin_tools": ["browser"]}},
+        tokenizer=tok,
+    )
+    finals = "<|channel|>analysis<|message|>thinking 3+5<|end|><|start|>assistant<|channel|>final<|message|>8<|end|>"
+    b.add(
+        p + "harmony-test-analysis-then-final",
+        "openai/harmony test-data/test_keep_analysis_between_finals.txt, last assistant turn",
+        finals,
+        reasoning="thinking 3+5",
+        content="8",
+        tools=[],
+        tokenizer=tok,
+    )
+
+    # ---- hand-written in the template's wire format ------------------------------------
+    hw = "hand-written in the gpt-oss template's wire format"
+    a1 = '{"location":"Paris"}'
+    a2 = '{"timezone":"Europe/Paris"}'
+    out = "<|channel|>analysis<|message|>Two tools.<|end|>" + h_call("get_weather", a1) + h_call("get_time", a2)
+    b.add(
+        p + "parallel-calls",
+        hw + ": two call messages in a row",
+        out,
+        reasoning="Two tools.",
+        tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = (
+        "<|channel|>analysis<|message|>First the weather.<|end|>"
+        + h_call("get_weather", a1)
+        + "<|start|>assistant<|channel|>analysis<|message|>Now the time.<|end|>"
+        + h_call("get_time", a2)
+    )
+    b.add(
+        p + "interleaved-analysis-calls",
+        hw,
+        out,
+        reasoning="First the weather.Now the time.",
+        tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = "<|channel|>commentary<|message|>Checking the weather for you.<|end|>" + h_call(
+        "get_weather", a1, header="assistant<|channel|>commentary to=functions.{n} <|constrain|>json"
+    )
+    b.add(
+        p + "preamble-and-constrain",
+        hw + ": commentary preamble without recipient is content; recipient after the channel; <|constrain|>json",
+        out,
+        content="Checking the weather for you.",
+        tool_calls=[call("get_weather", {"location": "Paris"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = " to=functions.get_weather<|channel|>commentary json<|message|>" + a1 + "<|call|>"
+    b.add(
+        p + "recipient-right-after-prompt",
+        hw + ": the first message's role header continues the prompt's <|start|>assistant",
+        out,
+        tool_calls=[call("get_weather", {"location": "Paris"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = (
+        "<|channel|>analysis<|message|>Search first.<|end|>"
+        + h_call(
+            "browser.search", '{"query":"weather Paris","topn":3}', header="assistant<|channel|>analysis to={n} code"
+        )
+        + "<|start|>assistant<|channel|>final<|message|>Searching.<|return|>"
+    )
+    b.add(
+        p + "builtin-browser",
+        hw + ": built-in tool recipient keeps its name",
+        out,
+        reasoning="Search first.",
+        content="Searching.",
+        tool_calls=[call("browser.search", {"query": "weather Paris", "topn": 3})],
+        tools=TOOLS,
+        options={"chat_template_kwargs": {"builtin_tools": ["browser"]}},
+        tokenizer=tok,
+    )
+    out = "<|channel|>final<|message|>Part one. <|end|><|start|>assistant<|channel|>final<|message|>Part two.<|return|>"
+    b.add(
+        p + "two-finals",
+        hw + ": the text of two final messages is concatenated",
+        out,
+        content="Part one. Part two.",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = (
+        "<|channel|>analysis<|message|>Explain <|call|> and <|end|> tokens.<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>Done.<|return|>"
+    )
+    b.add(
+        p + "ordinary-marker-text-in-reasoning",
+        hw + ": marker strings written as ordinary tokens",
+        out,
+        reasoning="Explain <|call|> and <|end|> tokens.",
+        content="Done.",
+        tools=TOOLS,
+        tokenizer=tok,
+        token_ids=ids(
+            tok,
+            ("<|channel|>analysis<|message|>", False),
+            ("Explain <|call|> and <|end|> tokens.", True),
+            ("<|end|><|start|>assistant<|channel|>final<|message|>Done.<|return|>", False),
+        ),
+        ids_only=True,
+    )
+    out = "<|channel|>final<|message|>Done with no stop token"
+    b.add(
+        p + "final-without-end",
+        hw + ": output stops before <|return|>",
+        out,
+        content="Done with no stop token",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    out = (
+        "<|channel|>analysis<|message|>Call it.<|end|>"
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>"
+        + a1
+    )
+    b.add(
+        p + "call-without-call-token",
+        hw + ": the JSON is complete, the <|call|> stop token not in the text",
+        out,
+        reasoning="Call it.",
+        tool_calls=[call("get_weather", {"location": "Paris"})],
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+
+    # ---- malformed ---------------------------------------------------------------------
+    bad = "<|channel|>bogus<|message|>hello<|end|>"
+    b.add(
+        p + "malformed-unknown-channel",
+        hw + ": unknown channel: the header is kept as text",
+        bad,
+        content="<|channel|>bogus<|message|>hello",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    bad = "<|start|>assistant<|message|>no channel<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>"
+    b.add(
+        p + "malformed-no-channel",
+        hw + ": header without a channel is kept as text",
+        bad,
+        content="<|start|>assistant<|message|>no channelok",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    bad = (
+        "<|channel|>analysis<|message|>Try.<|end|>"
+        + h_call("get_weather", "{location: Paris}")
+        + "<|start|>assistant<|channel|>final<|message|>Sorry.<|return|>"
+    )
+    b.add(
+        p + "malformed-invalid-json",
+        hw + ": a call body that is not JSON is not a call; its text is content",
+        bad,
+        reasoning="Try.",
+        content=(
+            "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{location: Paris}"
+            "<|call|>Sorry."
+        ),
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    bad = (
+        "<|channel|>analysis<|message|>Run code.<|end|>"
+        "<|start|>assistant to=python<|channel|>analysis code<|message|>print(1)<|call|>"
+    )
+    b.add(
+        p + "malformed-python-code-body",
+        hw + ": built-in python with a code body (not JSON arguments)",
+        bad,
+        reasoning="Run code.",
+        content="<|start|>assistant to=python<|channel|>analysis code<|message|>print(1)<|call|>",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    bad = "<|channel|>commentary to=functions.a to=functions.b<|message|>{}<|call|>"
+    b.add(
+        p + "malformed-two-recipients",
+        hw + ": two recipients",
+        bad,
+        content="<|channel|>commentary to=functions.a to=functions.b<|message|>{}",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    bad = "<|channel|>analysis<|message|>Hm.<|end|><|start|>assistant<|channel|>fin"
+    b.add(
+        p + "malformed-header-cut-off",
+        hw + ": output ends inside a header",
+        bad,
+        reasoning="Hm.",
+        content="<|start|>assistant<|channel|>fin",
+        tools=TOOLS,
+        tokenizer=tok,
+    )
+    return b
+
+
+# ======================================================================================
+# pythonic families
+# ======================================================================================
+
+LLAMA32_DOC = "Meta llama3_2_text_prompt_format.md (meta-llama/llama-models), model response"
+LLAMA4_DOC = "Meta llama4_prompt_format.md (meta-llama/llama-models), model response"
+DOC_WEATHER = tool(
+    "get_weather",
+    "Get weather info for places",
+    {"city": {"type": "string"}, "metric": {"type": "string"}},
+    ["city"],
+)
+DOC_USER_INFO = tool(
+    "get_user_info",
+    "Retrieve details for a specific user by their unique identifier.",
+    {"user_id": {"type": "integer"}, "special": {"type": "string"}},
+    ["user_id"],
+)
+DOC_TOOLS = [DOC_WEATHER, DOC_USER_INFO]
+PY_TOOLS = [*TOOLS, DOC_USER_INFO]
+
+TYPED_SRC = (
+    "configure(count=3, ratio=-0.25, enabled=True, options={'a': [1, 2], \"b\": None}, tags=('x', 'y'), "
+    'note=None, label=\'it\\\'s "quoted"\\n\\tZürich \\u00e9\', mode="fast", level=2, nothing=None)'
+)
+TYPED = {
+    "count": 3,
+    "ratio": -0.25,
+    "enabled": True,
+    "options": {"a": [1, 2], "b": None},
+    "tags": ["x", "y"],
+    "note": None,
+    "label": 'it\'s "quoted"\n\tZürich é',
+    "mode": "fast",
+    "level": 2,
+    "nothing": None,
+}
+JSONISH_SRC = 'configure(enabled=true, note=null, options={"k": false}, ratio=1e-3, count=1_000)'
+JSONISH = {"enabled": True, "note": None, "options": {"k": False}, "ratio": 0.001, "count": 1000}
+TRIPLE_SRC = "write_file(path='main.py', content='''def main():\n    print(\"hi\")\n''')"
+TRIPLE = {"path": "main.py", "content": 'def main():\n    print("hi")\n'}
+
+
+def pythonic_common(b: Book, p: str, tok: str | None, wrap: tuple[str, str], src: str) -> None:
+    """Cases every bare-list pythonic family shares; ``wrap`` = the family's optional markers."""
+    o, c = wrap
+    b.add(
+        p + "typed-literals",
+        src + ": every literal kind",
+        "[" + TYPED_SRC + "]",
+        tool_calls=[call("configure", TYPED)],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    b.add(
+        p + "json-names",
+        src + ": JSON true/false/null, exponent, digit groups",
+        "[" + JSONISH_SRC + "]",
+        tool_calls=[call("configure", JSONISH)],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    b.add(
+        p + "triple-quoted",
+        src + ": a triple-quoted multi-line string",
+        "[" + TRIPLE_SRC + "]",
+        tool_calls=[call("write_file", TRIPLE)],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    b.add(
+        p + "no-args-and-trailing-comma",
+        src,
+        "[get_random_joke(), get_time(timezone='UTC',)]",
+        tool_calls=[call("get_random_joke", {}), call("get_time", {"timezone": "UTC"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    out = o + '[search(query="what does ], ) or [f(x=1)] mean?", max_results=2)]' + c
+    b.add(
+        p + "marker-text-in-value",
+        src + ": list and call syntax inside a string value",
+        out,
+        tool_calls=[call("search", {"query": "what does ], ) or [f(x=1)] mean?", "max_results": 2})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    out = o + '[get_weather(location="Paris")]' + c + "\nLooking that up."
+    b.add(
+        p + "content-after",
+        src,
+        out,
+        content="Looking that up.",
+        tool_calls=[call("get_weather", {"location": "Paris"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    out = "I'll check both. " + o + "[get_weather(location='Paris'), get_time(timezone='Europe/Paris')]" + c + " Done."
+    b.add(
+        p + "content-around",
+        src + ": text before and after a list (the doc calls it incorrect; it is kept)",
+        out,
+        content=joined("I'll check both. ", " Done."),
+        tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    text = "See [1] and [the docs](https://example.com), or a list [1, 2, 3]."
+    b.add(
+        p + "brackets-in-prose",
+        src + ": a [ that does not begin a call is content",
+        text,
+        content=text,
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    out = "[get_weather(location='Zürich'), get_weather(location='東京')]"
+    b.add(
+        p + "unicode",
+        src,
+        out,
+        tool_calls=[call("get_weather", {"location": "Zürich"}), call("get_weather", {"location": "東京"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    # not calls: never evaluated; the text stays content
+    for slug, text in [
+        ("malformed-positional", "[get_weather('Paris')]"),
+        ("malformed-bare-name", "[get_weather(location=Paris)]"),
+        ("malformed-attribute", "[os.system(command='ls')]"),
+        ("malformed-import", "[__import__('os').system('echo pwned')]"),
+        ("malformed-nested-call", "[get_weather(location=str(1))]"),
+        ("malformed-comprehension", "[search(query=[x for x in 'ab'])]"),
+        ("malformed-operator", "[configure(count=1+1)]"),
+        ("malformed-duplicate-keyword", "[get_weather(location='a', location='b')]"),
+        ("malformed-fstring", "[get_weather(location=f'{x}')]"),
+    ]:
+        b.add(p + slug, src + ": not a literal call: content", text, content=text, tools=PY_TOOLS, tokenizer=tok)
+    text = "[get_random_joke(), get_weather(location=open('/etc/passwd').read())]"
+    b.add(
+        p + "malformed-second-call",
+        src + ": the first call is complete; the second is not a call",
+        text,
+        content=", get_weather(location=open('/etc/passwd').read())]",
+        tool_calls=[call("get_random_joke", {})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+
+
+def pythonic_book() -> Book:
+    b = Book("pythonic/pythonic.jsonl", None, "pythonic")
+    tok = "llama3"
+    out = "[get_weather(city='San Francisco', metric='celsius'), get_weather(city='Seattle', metric='celsius')]"
+    b.add(
+        "py-doc-llama32-parallel",
+        LLAMA32_DOC + " (zero-shot function calling, system message)",
+        out,
+        tool_calls=[
+            call("get_weather", {"city": "San Francisco", "metric": "celsius"}),
+            call("get_weather", {"city": "Seattle", "metric": "celsius"}),
+        ],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    out = "[get_user_info(user_id=7890, special='black')]"
+    b.add(
+        "py-doc-llama32-user-info",
+        LLAMA32_DOC + " (zero-shot function calling, user message)",
+        out,
+        tool_calls=[call("get_user_info", {"user_id": 7890, "special": "black"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    out = '<|python_tag|>[get_weather(city="San Francisco", metric="celsius")]'
+    b.add(
+        "py-doc-llama32-python-tag",
+        LLAMA32_DOC + " (the assistant turn with <|python_tag|>)",
+        out,
+        tool_calls=[call("get_weather", {"city": "San Francisco", "metric": "celsius"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    b.add(
+        "py-python-tag-as-text",
+        LLAMA32_DOC + ": <|python_tag|> written as ordinary tokens is text",
+        out,
+        content="<|python_tag|>",
+        tool_calls=[call("get_weather", {"city": "San Francisco", "metric": "celsius"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+        token_ids=ids(tok, ("<|python_tag|>", True), (out[len("<|python_tag|>") :], False)),
+        ids_only=True,
+    )
+    pythonic_common(b, "py-", tok, ("", ""), "pythonic syntax of the Llama 3.2 doc")
+    return b
+
+
+def llama4_book() -> Book:
+    b = Book("llama4_pythonic/llama4_pythonic.jsonl", None, "llama4_pythonic")
+    tok = "llama4"
+    out = '[get_weather(city="San Francisco"), get_weather(city="Seattle")]'
+    b.add(
+        "l4-doc-parallel",
+        LLAMA4_DOC + " (zero-shot function calling, system message)",
+        out,
+        tool_calls=[call("get_weather", {"city": "San Francisco"}), call("get_weather", {"city": "Seattle"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    out = "[get_user_info(user_id=7890, special='black')]"
+    b.add(
+        "l4-doc-user-info",
+        LLAMA4_DOC + " (zero-shot function calling, user message)",
+        out,
+        tool_calls=[call("get_user_info", {"user_id": 7890, "special": "black"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    out = '<|python_start|>[get_weather(city="Paris")]<|python_end|>'
+    b.add(
+        "l4-wrapped",
+        "FORMATS.md llama4_pythonic: optional <|python_start|> / <|python_end|>",
+        out,
+        tool_calls=[call("get_weather", {"city": "Paris"})],
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+    )
+    out = '<|python_start|>[write_file(path="a.txt", content="x <|python_end|> y")]<|python_end|>'
+    b.add(
+        "l4-wrap-marker-in-value",
+        "FORMATS.md llama4_pythonic: the closing marker inside a string value "
+        "(encoded as its special token, as templates do)",
+        out,
+        tool_calls=[call("write_file", {"path": "a.txt", "content": "x <|python_end|> y"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    bad = '<|python_start|>[get_weather(city="Paris"<|python_end|>'
+    b.add(
+        "l4-malformed-closed-early",
+        "FORMATS.md llama4_pythonic: <|python_end|> before the call closes; as "
+        "text the call breaks at '<' and the closer is dropped as after any list",
+        bad,
+        content='[get_weather(city="Paris"',
+        tools=DOC_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "l4-malformed-closed-early-ids",
+        "FORMATS.md llama4_pythonic: <|python_end|> by id interrupts the call, "
+        "which ends there: its text, the closer included, is content",
+        bad,
+        content='[get_weather(city="Paris"<|python_end|>',
+        tools=DOC_TOOLS,
+        tokenizer=tok,
+        token_ids=ids(tok, ("<|python_start|>", False), ('[get_weather(city="Paris"', True), ("<|python_end|>", False)),
+        ids_only=True,
+    )
+    pythonic_common(b, "l4-", tok, ("<|python_start|>", "<|python_end|>"), "pythonic syntax of the Llama 4 doc")
+    return b
+
+
+OLMO_SRC = "FORMATS.md olmo3 (vLLM olmo3 tool parser): <function_calls> newline-separated calls </function_calls>"
+
+
+def olmo3_book(reasoning: str | None, path: str) -> Book:
+    b = Book(path, reasoning, "olmo3")
+    p = "olmo3-think-" if reasoning else "olmo3-"
+    think = "<think>The user wants the weather.</think>" if reasoning else ""
+    r = "The user wants the weather." if reasoning else None
+    opts = {"chat_template_kwargs": {"enable_thinking": True}} if reasoning else {}
+    blk = '<function_calls>\nget_weather(location="Paris")\nget_time(timezone="Europe/Paris")\n</function_calls>'
+    two = [call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})]
+    b.add(
+        p + "two-calls",
+        OLMO_SRC,
+        think + blk,
+        reasoning=r,
+        tool_calls=two,
+        tools=PY_TOOLS,
+        tokenizer=None,
+        options=opts,
+    )
+    b.add(
+        p + "one-call-inline",
+        OLMO_SRC,
+        think + '<function_calls>get_weather(location="Paris")</function_calls>',
+        reasoning=r,
+        tool_calls=two[:1],
+        tools=PY_TOOLS,
+        tokenizer=None,
+        options=opts,
+    )
+    out = think + "Let me check.\n" + blk + "\nDone."
+    b.add(
+        p + "content-around",
+        OLMO_SRC,
+        out,
+        reasoning=r,
+        content=joined("Let me check.\n", "\nDone."),
+        tool_calls=two,
+        tools=PY_TOOLS,
+        tokenizer=None,
+        options=opts,
+    )
+    if reasoning:
+        return b
+    b.add(
+        p + "typed",
+        OLMO_SRC,
+        "<function_calls>\n" + TYPED_SRC + "\n" + JSONISH_SRC + "\n</function_calls>",
+        tool_calls=[call("configure", TYPED), call("configure", JSONISH)],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        p + "marker-text-in-value",
+        OLMO_SRC,
+        '<function_calls>\nsearch(query="</function_calls>\\nget_time(timezone=1)")\n</function_calls>',
+        tool_calls=[call("search", {"query": "</function_calls>\nget_time(timezone=1)"})],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        p + "triple-quoted",
+        OLMO_SRC,
+        "<function_calls>\n" + TRIPLE_SRC + "\n</function_calls>",
+        tool_calls=[call("write_file", TRIPLE)],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    text = "<function_calls>\nget_weather(location=Paris)\n</function_calls>"
+    b.add(
+        p + "malformed-bare-name",
+        OLMO_SRC + ": not a literal call",
+        text,
+        content="<function_calls>\nget_weather(location=Paris)",
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    text = "Lists like [1, 2] are content."
+    b.add(p + "brackets-are-content", OLMO_SRC, text, content=text, tools=PY_TOOLS, tokenizer=None)
+    return b
+
+
+LFM2_SRC = "FORMATS.md lfm2 (vLLM lfm2 tool parser): <|tool_call_start|>[pythonic list]<|tool_call_end|>"
+
+
+def lfm2_book() -> Book:
+    b = Book("lfm2/lfm2.jsonl", None, "lfm2")
+    s, e = "<|tool_call_start|>", "<|tool_call_end|>"
+    two = [call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})]
+    b.add(
+        "lfm2-one-call",
+        LFM2_SRC,
+        s + '[get_weather(location="Paris")]' + e,
+        tool_calls=two[:1],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "lfm2-parallel",
+        LFM2_SRC,
+        s + "[get_weather(location='Paris'), get_time(timezone='Europe/Paris')]" + e,
+        tool_calls=two,
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    out = "Checking now. " + s + '[get_weather(location="Paris")]' + e + " The result follows."
+    b.add(
+        "lfm2-content-around",
+        LFM2_SRC,
+        out,
+        content=joined("Checking now. ", " The result follows."),
+        tool_calls=two[:1],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "lfm2-typed",
+        LFM2_SRC,
+        s + "[" + TYPED_SRC + ", " + JSONISH_SRC + "]" + e,
+        tool_calls=[call("configure", TYPED), call("configure", JSONISH)],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "lfm2-marker-text-in-value",
+        LFM2_SRC,
+        s + '[search(query="' + e + ' and ]")]' + e,
+        tool_calls=[call("search", {"query": e + " and ]"})],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    text = "Lists like [get_weather(location='Paris')] outside the markers are content."
+    b.add(
+        "lfm2-list-outside-markers",
+        LFM2_SRC + ": only a list between the markers is a call",
+        text,
+        content=text,
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    bad = s + "[get_weather(location=Paris)]" + e
+    b.add(
+        "lfm2-malformed-bare-name",
+        LFM2_SRC + ": not a literal call",
+        bad,
+        content="[get_weather(location=Paris)]",
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    return b
+
+
+# ======================================================================================
+
+BOOKS = [
+    lambda: harmony_book("openai_gptoss", "openai/openai.jsonl"),
+    lambda: harmony_book(None, "openai/openai_tools_only.jsonl"),
+    pythonic_book,
+    llama4_book,
+    lambda: olmo3_book(None, "olmo3/olmo3.jsonl"),
+    lambda: olmo3_book("olmo3", "olmo3/olmo3_think.jsonl"),
+    lfm2_book,
+]
+
+
+def check(book: Book, seen: set[str]) -> None:
+    for case in book.cases:
+        cid = case["id"]
+        assert cid not in seen, f"duplicate id {cid}"
+        seen.add(cid)
+        exp = case["expected"]
+        for field in ("reasoning", "content"):
+            v = exp[field]
+            assert v is None or (v and v == v.strip()), f"{cid}: {field} not normalised"
+        assert unicodedata.is_normalized("NFC", case["output"]), f"{cid}: output not NFC"
+        if case["tokenizer"]:
+            name = case["tokenizer"]
+            assert tk.decode(name, tk.encode(name, case["output"])) == case["output"], cid
+            if case["token_ids"] is not None:
+                assert tk.decode(name, case["token_ids"]) == case["output"], cid
+                assert case.get("ids_only") or case["token_ids"] != tk.encode(name, case["output"]), cid
+        else:
+            assert case["token_ids"] is None, cid
+        if case.get("ids_only"):
+            assert case["token_ids"] is not None, cid
+        names = {t["function"]["name"] for t in case["tools"]} | {"browser.search"}
+        for c in exp["tool_calls"]:
+            assert c["name"] in names, f"{cid}: {c['name']} not among the tools"
+            assert isinstance(c["arguments"], dict), cid
+
+
+def build() -> dict[Path, str]:
+    files: dict[Path, str] = {}
+    seen: set[str] = set()
+    for make in BOOKS:
+        book = make()
+        check(book, seen)
+        lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
+        files[CASES / book.path] = "\n".join(lines) + "\n"
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
+    args = parser.parse_args(argv)
+    files = build()
+    stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
+    if args.check:
+        for p in stale:
+            print(f"stale: {p.relative_to(TESTS.parent)}")
+        return 1 if stale else 0
+    for p, text in files.items():
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        print(f"{p.relative_to(TESTS.parent)}: {text.count(chr(10))} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
