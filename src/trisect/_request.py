@@ -32,6 +32,8 @@ class Request:
     prompt_token_ids: tuple[int, ...] | None = None
     id_factory: Callable[[int], str] | None = None
     strict: bool = False
+    # tool calls already in the conversation history (Kimi-K2 numbers its call ids on from it)
+    history_tool_calls: int = 0
     tool_choice: str = "auto"  # "none" | "auto" | "required" | "named"
     forced: str | None = None  # the function a named tool_choice forces
     parallel_tool_calls: bool = True
@@ -61,6 +63,7 @@ _OPTIONS = {
     "prompt_token_ids",
     "id_factory",
     "strict",
+    "history_tool_calls",
     "tool_choice",
     "parallel_tool_calls",
     "include_reasoning",
@@ -105,8 +108,15 @@ def make_request(options: Mapping[str, Any]) -> Request:
         prompt_token_ids=prompt_ids,
         id_factory=id_factory,
         strict=bool(options.get("strict", False)),
+        history_tool_calls=_history_tool_calls(options.get("history_tool_calls", 0)),
         tool_choice=choice,
         forced=forced,
         parallel_tool_calls=options.get("parallel_tool_calls", True),
         include_reasoning=options.get("include_reasoning", True),
     )
+
+
+def _history_tool_calls(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RequestError("history_tool_calls must be a non-negative integer")
+    return value

@@ -226,7 +226,8 @@ class JsonEnvelopeCodec:
         key = self._key
         if key in self._name_keys and self.name is None:
             self._role = "name"
-        elif key in self._id_keys and self.call_id is None:
+        elif key in self._id_keys and self.call_id is None and self.name is None:
+            # an id counts only before the name: the call is announced as soon as its name is known
             self._role = "id"
         elif key in self._args_keys and not self._args_seen:
             self._args_seen = True

@@ -1,0 +1,95 @@
+"""DeepSeek V3 / V3.1 tool calls: a block of calls between DeepSeek's special tokens.
+
+Wire formats::
+
+    deepseek_v3 (DeepSeek-V3, R1; tokenizer_config.json chat template):
+    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
+    ```json
+    {"location": "Paris"}
+    ```<｜tool▁call▁end｜>
+    <｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time
+    ```json
+    {"timezone": "UTC"}
+    ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+
+    deepseek_v31 (DeepSeek-V3.1 chat template; one line, wrapped here):
+    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"location": "Paris"}
+    <｜tool▁call▁end｜><｜tool▁calls▁end｜>
+
+The markers are added tokens 128806-128810 of the DeepSeek V3 vocabulary (matched by id when
+ids are given). Content may precede the block and follow it. The arguments are JSON, which
+decides where they end; a call whose JSON is invalid, or that is cut off, is not a call and its
+text, from ``<｜tool▁call▁begin｜>`` on, is content. In V3 the call type before
+``<｜tool▁sep｜>`` (``function``) is dropped.
+
+Reference: deepseek-ai DeepSeek-V3 ``tokenizer_config.json`` chat template, DeepSeek-V3.1 chat
+template (llama.cpp ``models/templates``); vLLM ``deepseek_v3`` / ``deepseek_v31`` parsers.
+"""
+
+from __future__ import annotations
+
+from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
+from ..codecs import JsonArgsCodec
+
+_MARKERS = {
+    "CALLS_BEGIN": ("<｜tool▁calls▁begin｜>",),
+    "CALLS_END": ("<｜tool▁calls▁end｜>",),
+    "CALL_BEGIN": ("<｜tool▁call▁begin｜>",),
+    "CALL_END": ("<｜tool▁call▁end｜>",),
+    "SEP": ("<｜tool▁sep｜>",),
+}
+_SPECIAL = frozenset(_MARKERS)
+_MODELS_V3 = ("DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528")
+
+FORMATS = [
+    FormatSpec(
+        name="deepseek_v3",
+        kind="tools",
+        terminals={**_MARKERS, "FENCE_OPEN": ("```json",), "FENCE_CLOSE": ("```",)},
+        special=_SPECIAL,
+        regions={
+            CONTENT: Region.CONTENT,
+            "CALLS": Region.SKIP,
+            "CALL_TYPE": Region.SKIP,
+            "NAME": Region.NAME,
+            "ARGS": Region.ARGS,
+            "ARGS_AFTER": Region.SKIP,
+        },
+        table=rules(
+            (CONTENT, "CALLS_BEGIN", "CALLS", ()),
+            (CONTENT, "CALLS_END", CONTENT, ()),  # a stray closer is absorbed
+            ("CALLS", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_START,)),
+            ("CALLS", "CALLS_END", CONTENT, ()),
+            ("CALL_TYPE", "SEP", "NAME", ()),
+            ("NAME", "FENCE_OPEN", "ARGS", (Act.NAME_END,)),
+            ("ARGS", ARGS_DONE, "ARGS_AFTER", ()),
+            ("ARGS_AFTER", "FENCE_CLOSE", "ARGS_AFTER", ()),
+            ("ARGS_AFTER", "CALL_END", "CALLS", (Act.CALL_END,)),
+            ("ARGS_AFTER", "CALLS_END", CONTENT, (Act.CALL_END,)),
+            ("ARGS_AFTER", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_START,)),
+        ),
+        codec=JsonArgsCodec,
+        models=_MODELS_V3,
+        reference="DeepSeek-V3 tokenizer_config.json chat template; vLLM deepseek_v3",
+    ),
+    FormatSpec(
+        name="deepseek_v31",
+        kind="tools",
+        terminals=_MARKERS,
+        special=_SPECIAL,
+        regions={CONTENT: Region.CONTENT, "CALLS": Region.SKIP, "NAME": Region.NAME, "ARGS": Region.ARGS},
+        table=rules(
+            (CONTENT, "CALLS_BEGIN", "CALLS", ()),
+            (CONTENT, "CALLS_END", CONTENT, ()),
+            ("CALLS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),
+            ("CALLS", "CALLS_END", CONTENT, ()),
+            ("NAME", "SEP", "ARGS", (Act.NAME_END,)),
+            ("ARGS", "CALL_END", "CALLS", (Act.CALL_END,)),
+            ("ARGS", "CALLS_END", CONTENT, (Act.CALL_END,)),
+            ("ARGS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),
+        ),
+        codec=JsonArgsCodec,
+        models=("DeepSeek-V3.1", "DeepSeek-V3.1-Terminus"),
+        reference="DeepSeek-V3.1 chat template; vLLM deepseek_v31",
+    ),
+]

@@ -1,0 +1,45 @@
+"""IBM Granite tool calls: Granite 3.x writes a JSON list, Granite 4 one envelope per block.
+
+Wire formats::
+
+    granite (Granite 3.0-3.3; the 3.3 template's system prompt: "respond only with
+    <|tool_call|> followed by a JSON list of tools used"):
+    <|tool_call|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]
+
+    granite4 (Granite 4.0 / 4.1 templates, Hermes-style):
+    <tool_call>
+    {"name": "get_weather", "arguments": {"location": "Paris"}}
+    </tool_call>
+
+Granite 3.1 also wrote ``<tool_call>`` before the list (accepted by ``granite``). The list
+ends at its ``]``; the JSON decides where each call ends, so markers inside string arguments
+are text. A list entry that is not a call ends where its JSON breaks and its text is content
+(the list markers are dropped); a Granite 4 block with invalid JSON is content, markers included.
+
+Reference: ibm-granite granite-3.3-2b-instruct and granite-4.0 chat templates (llama.cpp
+``models/templates``); vLLM ``granite`` / ``granite4`` tool parsers.
+"""
+
+from __future__ import annotations
+
+from ._json_tools import envelope, listed, wrapped
+
+FORMATS = [
+    listed(
+        "granite",
+        ("<|tool_call|>", "<tool_call>"),
+        None,
+        codec=envelope(),
+        models=("Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"),
+        reference="granite-3.3-2b-instruct chat template (system prompt); vLLM granite",
+    ),
+    wrapped(
+        "granite4",
+        ("<tool_call>",),
+        ("</tool_call>",),
+        codec=envelope(),
+        special=False,
+        models=("Granite 4.0", "Granite 4.1"),
+        reference="granite-4.0 chat template; vLLM granite4",
+    ),
+]

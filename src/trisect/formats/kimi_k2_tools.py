@@ -1,0 +1,74 @@
+"""Kimi-K2 tool calls: a section of calls whose headers are the call ids.
+
+Wire format (Kimi-K2-Instruct chat template; one line, wrapped here)::
+
+    <|tool_calls_section_begin|>
+    <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>
+    <|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>
+    <|tool_calls_section_end|>
+
+The header ``functions.NAME:N`` is the call id, written by the model; the name is the part after
+the last ``.`` and before the ``:``. ``N`` counts every tool call of the conversation (the
+template numbers them across turns), so a header without ``:N`` gets the id
+``functions.NAME:K`` with ``K`` = the request's ``history_tool_calls`` + the call's index.
+The arguments are JSON, which decides where they end (a marker inside a string is text).
+Text before and after the section is content. The singular ``<|tool_call_section_begin|>`` /
+``<|tool_call_section_end|>`` spellings are accepted, and so is a call without the section.
+All markers are special tokens in Kimi's vocabulary (matched by id when ids are given).
+
+Reference: moonshotai Kimi-K2-Instruct chat template (llama.cpp ``models/templates``); vLLM
+``kimi_k2`` tool parser (id from the header, ``count_history_tool_calls``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._spec import CONTENT, Act, FormatSpec, Region, rules
+from ..codecs import JsonArgsCodec
+
+
+def _split_header(header: str) -> tuple[str, str | None]:
+    """``functions.get_weather:0`` -> (``get_weather``, the header as the id)."""
+    head, colon, _n = header.rpartition(":")
+    if not colon:
+        head = header
+    name = head.rpartition(".")[2].strip()
+    return name, (header if colon else None)
+
+
+def _kimi_id(request: Any, index: int, name: str) -> str:
+    return f"functions.{name}:{request.history_tool_calls + index}"
+
+
+FORMATS = [
+    FormatSpec(
+        name="kimi_k2",
+        kind="tools",
+        terminals={
+            "SECTION_BEGIN": ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"),
+            "SECTION_END": ("<|tool_calls_section_end|>", "<|tool_call_section_end|>"),
+            "CALL_BEGIN": ("<|tool_call_begin|>",),
+            "ARG_BEGIN": ("<|tool_call_argument_begin|>",),
+            "CALL_END": ("<|tool_call_end|>",),
+        },
+        special=frozenset({"SECTION_BEGIN", "SECTION_END", "CALL_BEGIN", "ARG_BEGIN", "CALL_END"}),
+        regions={CONTENT: Region.CONTENT, "SECTION": Region.SKIP, "HEADER": Region.NAME, "ARGS": Region.ARGS},
+        table=rules(
+            (CONTENT, "SECTION_BEGIN", "SECTION", ()),
+            (CONTENT, "CALL_BEGIN", "HEADER", (Act.CALL_START,)),  # a call without its section
+            (CONTENT, "SECTION_END", CONTENT, ()),  # a stray closer is absorbed
+            ("SECTION", "CALL_BEGIN", "HEADER", (Act.CALL_START,)),
+            ("SECTION", "SECTION_END", CONTENT, ()),
+            ("HEADER", "ARG_BEGIN", "ARGS", (Act.NAME_END,)),
+            ("ARGS", "CALL_END", "SECTION", (Act.CALL_END,)),
+            ("ARGS", "SECTION_END", CONTENT, (Act.CALL_END,)),  # <|tool_call_end|> left out
+            ("ARGS", "CALL_BEGIN", "HEADER", (Act.CALL_START,)),
+        ),
+        codec=JsonArgsCodec,
+        parse_name=_split_header,
+        call_id=_kimi_id,
+        models=("Kimi-K2-Instruct", "Kimi-K2-Thinking", "Kimi-K2.5"),
+        reference="Kimi-K2-Instruct chat template; vLLM kimi_k2 tool parser",
+    ),
+]
