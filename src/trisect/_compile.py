@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._errors import FormatError
-from ._spec import ARGS_DONE, CONTENT, REASONING, FormatSpec, Region, Rule
+from ._spec import ARGS_DONE, ARGS_FAILED, CONTENT, PSEUDO, REASONING, FormatSpec, Region, Rule
 from ._tokenizer import Vocab
 
 
@@ -40,6 +40,7 @@ class StateTable:
     text_lex: Lexicon  # all live markers, matched as text
     plain_lex: Lexicon  # live markers that are not special tokens
     done_rule: Rule | None  # transition on ARGS_DONE
+    failed_rule: Rule | None = None  # transition on ARGS_FAILED (else done_rule)
     # token ids flow and a special token is pending: the live markers plus the special-token
     # markers with no entry here (text of this state, but their ids must be used up in place)
     ids_lex: Lexicon | None = None
@@ -107,7 +108,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
 
     states: dict[str, StateTable] = {}
     for state, region in spec.regions.items():
-        live = {t: r for (s, t), r in spec.table.items() if s == state and t != ARGS_DONE}
+        live = {t: r for (s, t), r in spec.table.items() if s == state and t not in PSEUDO}
         all_strings = [s for t in live for s in spec.terminals[t]]
         plain_strings = [s for t in live if t not in special for s in spec.terminals[t]]
         inert_strings = [s for t in special if t not in live for s in spec.terminals[t]]
@@ -119,14 +120,16 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
             plain_lex=_lexicon(plain_strings),
             ids_lex=_lexicon(all_strings + inert_strings) if inert_strings else None,
             done_rule=spec.table.get((state, ARGS_DONE)),
+            failed_rule=spec.table.get((state, ARGS_FAILED), spec.table.get((state, ARGS_DONE))),
         )
 
     # reachability from the possible initial states
-    seen = {s for s in (CONTENT, REASONING) if s in states}
+    seen = {s for s in (CONTENT, REASONING, *spec.header_states) if s in states}
     todo = list(seen)
     while todo:
         s = todo.pop()
-        for rule in list(states[s].rules.values()) + ([states[s].done_rule] if states[s].done_rule else []):
+        extra = [r for r in (states[s].done_rule, states[s].failed_rule) if r is not None]
+        for rule in list(states[s].rules.values()) + extra:
             if rule.next not in seen:
                 seen.add(rule.next)
                 todo.append(rule.next)

@@ -12,12 +12,14 @@ from typing import Any
 
 from ._choice import FilteredStream, constrained_format, filter_events, keeps_native_markers
 from ._compile import CompiledFormat, compile_format
+from ._errors import RequestError
 from ._message import Message, MessageBuilder
 from ._prompt import CLOSED, OPEN, prompt_verdict
 from ._request import Request, make_request
 from ._spec import CONTENT, REASONING, FormatSpec, combine
 from ._stream import StreamParser
 from ._tokenizer import Vocab
+from ._tokenview import ReasoningTracker, TokenView
 from .formats import all_formats, reasoning_format, tool_format
 
 
@@ -135,6 +137,44 @@ class Parser:
         builder.add(stream.feed(output, token_ids))
         builder.add(stream.finish())
         return builder.message()
+
+    # ------------------------------------------------------------------ token view (_tokenview.py)
+
+    def _token_view(self, options: dict[str, Any]) -> tuple[TokenView, str, str]:
+        if self._vocab is None:
+            raise RequestError("the token view needs a tokenizer: Parser(..., tokenizer=...)")
+        request = make_request(options)
+        compiled = self._compiled_for(request)
+        views = self.__dict__.setdefault("_token_views", {})
+        view = views.get(id(compiled))
+        if view is None:
+            view = views[id(compiled)] = TokenView(compiled, self._vocab)
+        default = compiled.spec.initial(request) if REASONING in compiled.states else CONTENT
+        return view, self.initial_state(request), default
+
+    def is_reasoning_end(self, token_ids: Sequence[int], **options: Any) -> bool:
+        """Has reasoning ended in ``token_ids`` (the output so far, or prompt + output)? The
+        latest block wins; options as for ``parse()`` decide where the output starts."""
+        view, initial, default = self._token_view(options)
+        return view.is_reasoning_end(token_ids, initial, default)
+
+    def reasoning_tracker(self, **options: Any) -> ReasoningTracker:
+        """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
+        view, initial, default = self._token_view(options)
+        return view.tracker(initial, default)
+
+    def content_token_ids(self, token_ids: Sequence[int], **options: Any) -> list[int]:
+        """The ids after the end of the latest reasoning block (``[]`` while it is open)."""
+        tracker = self.reasoning_tracker(**options)
+        tracker.feed(token_ids)
+        start = tracker.content_start
+        return [] if start is None or not tracker.ended else list(token_ids[start:])
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int], **options: Any) -> int:
+        """Ids strictly inside reasoning blocks, markers excluded (``usage.reasoning_tokens``)."""
+        tracker = self.reasoning_tracker(**options)
+        tracker.feed(token_ids)
+        return tracker.reasoning_tokens
 
 
 def formats() -> list[FormatSpec]:

@@ -6,7 +6,7 @@ that turns thinking on or off; they all build their spec here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from .._request import Request
 from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
@@ -19,6 +19,23 @@ def thinking_switch(*names: str, default: bool) -> Callable[[Request], str]:
         return REASONING if request.switch(*names, default=default) else CONTENT
 
     initial.__doc__ = f"thinking from chat_template_kwargs {'/'.join(names)}, default {'on' if default else 'off'}"
+    return initial
+
+
+def effort_switch(
+    *, off: tuple[str, ...], default: str | None, names: tuple[str, ...] = ()
+) -> Callable[[Request], str]:
+    """Initial state from ``reasoning_effort`` (``chat_template_kwargs`` first, then the request
+    field; ``default`` when neither is given): no thinking when the effort is one of ``off``;
+    otherwise the boolean switches ``names`` decide (default on)."""
+
+    def initial(request: Request) -> str:
+        effort = request.chat_template_kwargs.get("reasoning_effort") or request.reasoning_effort or default
+        if effort in off:
+            return CONTENT
+        return REASONING if request.switch(*names, default=True) else CONTENT
+
+    initial.__doc__ = f"thinking unless reasoning_effort is {'/'.join(off)} (default {default!r})"
     return initial
 
 
@@ -39,27 +56,55 @@ def think_format(
     models: tuple[str, ...] = (),
     reference: str = "",
     aliases: tuple[str, ...] = (),
+    opens_in_content: bool = False,
+    ends_on: Mapping[str, tuple[str, ...]] | None = None,
+    answer: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+    reasoning_fallback: Callable[[Request], bool] | None = None,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
     A start marker inside reasoning is absorbed (the block may or may not open with one); a
-    duplicate end marker in content is absorbed; a start marker in content is text.
+    duplicate end marker in content is absorbed; a start marker in content is text, unless
+    ``opens_in_content`` (reasoning is opted into by the marker: the block may come anywhere).
+    ``start=()``: the family has no start marker (the block always starts the output).
+    ``ends_on``: further terminals (name -> markers) that end reasoning when met inside it, the
+    marker itself dropped — a tool-call marker, for use without a tool format (``combine()``
+    lets the tool format's transition replace these). ``answer``: markers that wrap the
+    content (``<answer>`` … ``</answer>``): absorbed in content; the opening one also ends
+    reasoning.
     """
+    terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
+    rows: list[tuple] = [
+        (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
+        (CONTENT, "THINK_END", CONTENT, ()),
+    ]
+    if start:
+        terminals["THINK_START"] = start
+        rows.append((REASONING, "THINK_START", REASONING, ()))
+        if opens_in_content:
+            rows.append((CONTENT, "THINK_START", REASONING, ()))
+    for terminal, markers in (ends_on or {}).items():
+        terminals[terminal] = markers
+        rows.append((REASONING, terminal, CONTENT, (Act.REASONING_END,)))
+    if answer is not None:
+        terminals["ANSWER_START"], terminals["ANSWER_END"] = answer
+        rows += [
+            (REASONING, "ANSWER_START", CONTENT, (Act.REASONING_END,)),
+            (CONTENT, "ANSWER_START", CONTENT, ()),
+            (CONTENT, "ANSWER_END", CONTENT, ()),
+        ]
     return FormatSpec(
         name=name,
         kind="reasoning",
         aliases=aliases,
-        terminals={"THINK_START": start, "THINK_END": end},
-        special=frozenset({"THINK_START", "THINK_END"}) if special else frozenset(),
+        terminals=terminals,
+        special=frozenset(terminals) if special else frozenset(),
         regions={REASONING: Region.REASONING, CONTENT: Region.CONTENT},
-        table=rules(
-            (REASONING, "THINK_START", REASONING, ()),
-            (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
-            (CONTENT, "THINK_END", CONTENT, ()),
-        ),
+        table=rules(*rows),
         initial=initial,
         tool_start_ends_reasoning=tool_start_ends_reasoning,
         turn_markers=turn_markers,
+        reasoning_fallback=reasoning_fallback,
         models=models,
         reference=reference,
     )

@@ -1,0 +1,226 @@
+"""The token view: where reasoning ends, from token ids alone.
+
+Engines that gate structured output on the end of reasoning, count reasoning tokens for
+``usage``, or hand the content ids to a grammar need this per decode step, on ids, without
+detokenizing the history. ``TokenView`` is compiled once per ``Parser`` from the same format
+tables the text view runs; ``ReasoningTracker`` is the per-request streaming variant.
+
+The machine has three states: in reasoning, after it (content), and *between turns* (right
+after a turn marker such as ``<|im_start|>``, when the sequence holds a prompt too). Per id:
+
+* a turn marker -> between turns (what follows decides; if nothing does, the request's switch
+  and the family's default do);
+* a reasoning start marker -> in reasoning, except that in content it opens a block only for
+  formats whose table says so (Mistral ``[THINK]``, Gemma 4 channels, Kimi, Granite): elsewhere
+  it is text there, exactly as in the text view;
+* a marker that ends reasoning (the end marker, and the tool-call markers the table lets end
+  it) -> content; in content it is absorbed (a duplicate end marker changes nothing).
+
+So the latest block wins: earlier ``<think>…</think>`` pairs of a multi-turn prompt never
+decide, a turn marker follows them. Special-token markers are matched by id only (the same
+rule as the text view: a marker written with ordinary tokens is text); markers that are not
+single tokens of the vocabulary (Granite's, OLMo 3's) are matched in the decoded text of the
+ordinary tokens, so only those formats decode anything.
+
+Reasoning tokens are the ids strictly inside a block, markers excluded (for a text marker,
+every token that carries a byte of it); stray and nested markers only ever move the state, so
+the count never goes negative.
+
+Cost: ``ReasoningTracker.feed`` is O(new ids) (one set lookup per id; text-marker formats also
+decode the new ids and search a tail no longer than the longest marker). ``is_reasoning_end``
+scans backwards from the end and stops at the last deciding marker (ids-only formats).
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+from ._compile import CompiledFormat
+from ._spec import CONTENT, REASONING, Act, Region
+from ._tokenizer import Vocab
+
+_IN = 0  # in reasoning
+_OUT = 1  # after reasoning (content, tool calls)
+_TURN = 2  # after a turn marker: the next marker decides, else the request's default
+
+_START, _END, _TURN_MARK = "start", "end", "turn"
+
+
+class TokenView:
+    """The id tables of one compiled format. Built by ``Parser`` (needs a tokenizer)."""
+
+    def __init__(self, compiled: CompiledFormat, vocab: Vocab) -> None:
+        spec = compiled.spec
+        self.vocab = vocab
+        self.spec = spec
+        reasoning_states = {s for s, r in spec.regions.items() if r is Region.REASONING}
+        starts: set[str] = set()
+        ends: set[str] = set()
+        self.opens_in_content = False
+        for (state, terminal), rule in spec.table.items():
+            if state in reasoning_states and Act.REASONING_END in rule.acts:
+                ends.add(terminal)
+            elif terminal == "THINK_START":
+                starts.add(terminal)
+                if state == CONTENT and rule.next != CONTENT:
+                    self.opens_in_content = True
+        self.kinds: dict[int, str] = {}
+        text_markers: dict[str, str] = {}
+        for terminal, kind in [*((t, _START) for t in starts), *((t, _END) for t in ends)]:
+            if terminal in compiled.special:
+                for token_id, term in compiled.special_ids.items():
+                    if term == terminal:
+                        self.kinds[token_id] = kind
+            else:
+                for marker in spec.terminals[terminal]:
+                    text_markers[marker] = kind
+        for marker in spec.turn_markers:
+            token_id = vocab.special_id(marker)
+            if token_id is not None:
+                self.kinds.setdefault(token_id, _TURN_MARK)
+        self.text_markers = text_markers
+        self.longest = max((len(m) for m in text_markers), default=0)
+
+    def tracker(self, initial: str, default: str) -> ReasoningTracker:
+        return ReasoningTracker(self, initial, default)
+
+    def is_reasoning_end(self, token_ids: Sequence[int], initial: str, default: str) -> bool:
+        if self.text_markers:
+            tracker = self.tracker(initial, default)
+            tracker.feed(token_ids)
+            return tracker.ended
+        kinds = self.kinds
+        skipped_start = False  # a start marker whose meaning depends on the state before it
+        for i in range(len(token_ids) - 1, -1, -1):
+            kind = kinds.get(token_ids[i])
+            if kind is None:
+                continue
+            if kind == _END:
+                return True
+            if kind == _TURN_MARK:
+                return False if skipped_start else default != REASONING
+            if self.opens_in_content:
+                return False
+            skipped_start = True
+        return False if (skipped_start and initial == REASONING) else initial != REASONING
+
+
+class ReasoningTracker:
+    """The streaming token view of one request: ``feed(new_ids)`` returns whether reasoning has
+    ended; ``reasoning_tokens`` counts the ids inside reasoning blocks; ``content_start`` is the
+    index (in all ids fed) where the content after the latest block begins, or ``None``."""
+
+    def __init__(self, view: TokenView, initial: str, default: str) -> None:
+        self._view = view
+        self._kinds = view.kinds
+        self._default_out = default != REASONING
+        self._state = _IN if initial == REASONING else _OUT
+        self.position = 0  # ids fed so far
+        self.reasoning_tokens = 0
+        self.content_start: int | None = None if self._state == _IN else 0
+        # text markers
+        self._text = bool(view.text_markers)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._tail = ""  # decoded text of the last ordinary tokens, at most the longest marker
+        self._recent: deque[tuple[int, bool]] = deque()  # (chars, counted) of the tokens in the tail
+
+    @property
+    def ended(self) -> bool:
+        if self._state == _TURN:
+            return self._default_out
+        return self._state == _OUT
+
+    def feed(self, token_ids: Iterable[int]) -> bool:
+        kinds = self._kinds
+        for token_id in token_ids:
+            kind = kinds.get(token_id)
+            if kind is not None:
+                self._mark(kind)
+                self._reset_text()
+            elif self._text and self._view.vocab.added_text(token_id) is None:
+                self._ordinary(token_id)
+            else:
+                if self._text:
+                    self._reset_text()
+                if self._state == _IN:
+                    self.reasoning_tokens += 1
+            self.position += 1
+        return self.ended
+
+    def _mark(self, kind: str, content_from: int | None = None) -> None:
+        after = self.position + 1 if content_from is None else content_from
+        state = self._state
+        if kind == _TURN_MARK:
+            self._state = _TURN
+            self.content_start = after if self._default_out else None
+        elif kind == _START:
+            if state != _OUT or self._view.opens_in_content:
+                self._state = _IN
+                self.content_start = None
+        elif state != _OUT:  # an end marker ends the block (in content it is absorbed)
+            self._state = _OUT
+            self.content_start = after
+
+    def _reset_text(self) -> None:
+        self._tail = ""
+        self._recent.clear()
+        self._decoder.reset()
+
+    def _ordinary(self, token_id: int) -> None:
+        piece = self._decoder.decode(self._view.vocab.token_bytes(token_id))
+        counted = self._state == _IN
+        tail = self._tail + piece
+        found = _find_markers(tail, len(self._tail), self._view.text_markers)
+        if not found:
+            if counted:
+                self.reasoning_tokens += 1
+            self._remember(tail, len(piece), counted)
+            return
+        # the last marker that completes in this token decides (earlier ones moved the state)
+        recent = list(self._recent)
+        for end, marker, kind in found:
+            if kind == _END and self._state == _IN:
+                # the earlier tokens that carry bytes of the marker were counted: uncount them
+                start = end - len(marker)
+                pos = len(self._tail)
+                for chars, was_counted in reversed(recent):
+                    pos -= chars
+                    if pos + chars <= start:
+                        break
+                    if was_counted:
+                        self.reasoning_tokens = max(0, self.reasoning_tokens - 1)
+            self._mark(kind)
+        self._tail = ""
+        self._recent.clear()
+
+    def _remember(self, tail: str, chars: int, counted: bool) -> None:
+        self._recent.append((chars, counted))
+        keep = self._view.longest
+        if len(tail) > keep:
+            drop = len(tail) - keep
+            tail = tail[drop:]
+            total = sum(c for c, _ in self._recent)
+            while self._recent and total - self._recent[0][0] >= len(tail):
+                total -= self._recent.popleft()[0]
+        self._tail = tail
+
+
+def _find_markers(text: str, new_from: int, markers: dict[str, str]) -> list[tuple[int, str, str]]:
+    """Text markers that end in text[new_from:], leftmost first, without overlaps."""
+    hits: list[tuple[int, str, str]] = []
+    pos = 0
+    while True:
+        best: tuple[int, str] | None = None
+        for marker in markers:
+            i = text.find(marker, pos)
+            if i != -1 and (best is None or i < best[0] or (i == best[0] and len(marker) > len(best[1]))):
+                best = (i, marker)
+        if best is None:
+            return hits
+        i, marker = best
+        end = i + len(marker)
+        if end > new_from:
+            hits.append((end, marker, markers[marker]))
+        pos = end

@@ -1,0 +1,42 @@
+"""DeepSeek V4 / V4.1 reasoning: ``<think>`` … ``</think>``, thinking on unless turned off.
+
+Wire format (the generation prompt carries ``<think>`` when thinking)::
+
+    REASONING</think>CONTENT
+
+Thinking is on when neither ``thinking`` nor ``enable_thinking`` is given, off when either is
+false or when ``reasoning_effort`` is ``"none"``; off, the output is all content. A DSML tool
+block (``<｜DSML｜tool_calls>``, spaced ``<｜DSML｜ calls>`` in V4.1) met while thinking ends
+reasoning when the DeepSeek V4 tool format is combined. ``<think>`` / ``</think>`` keep the
+DeepSeek V3 added tokens (128798 / 128799; the V4 vocabulary was not available to verify).
+
+Reference: FORMATS.md ``deepseek_v4`` (vLLM ``DeepSeekV4Parser``: thinking defaults True,
+``reasoning_effort == "none"`` disables, initial state REASONING when thinking) and
+``deepseek_v41`` (same reasoning, spaced DSML tool calls).
+"""
+
+from __future__ import annotations
+
+from ._think import effort_switch, think_format
+from .deepseek_r1 import DEEPSEEK_TURN_MARKERS
+
+_INITIAL = effort_switch(off=("none",), default=None, names=("thinking", "enable_thinking"))
+
+FORMATS = [
+    think_format(
+        "deepseek_v4",
+        initial=_INITIAL,
+        tool_start_ends_reasoning=True,
+        turn_markers=DEEPSEEK_TURN_MARKERS,
+        models=("DeepSeek-V4",),
+        reference="vLLM deepseek_v4 engine config (FORMATS.md)",
+    ),
+    think_format(
+        "deepseek_v41",
+        initial=_INITIAL,
+        tool_start_ends_reasoning=True,
+        turn_markers=DEEPSEEK_TURN_MARKERS,
+        models=("DeepSeek-V4.1",),
+        reference="vLLM deepseek_v41 engine reasoning parser (FORMATS.md)",
+    ),
+]

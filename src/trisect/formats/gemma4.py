@@ -1,0 +1,44 @@
+"""Gemma 4 reasoning: a thought channel, ``<|channel>thought`` … ``<channel|>``.
+
+Wire format::
+
+    <|channel>thought
+    REASONING<channel|>CONTENT
+
+The output starts in content; ``<|channel>`` opens a channel header and the channel name
+``thought`` (with the newline after it) is dropped, so reasoning begins after it. A header
+other than ``thought`` is content. ``<channel|>`` ends the block; a stray one in content is
+absorbed. ``enable_thinking`` (default true) decides whether the model is asked to think, not
+the initial state: thinking is opted into by the channel. ``<|channel>`` / ``<channel|>`` are
+special tokens of the Gemma 4 vocabulary (tests: synthetic tokenizer).
+
+Reference: FORMATS.md ``gemma4`` (vLLM Gemma4 engine config: THINK_START ``<|channel>``,
+THINK_END ``<channel|>``, initial CONTENT, strips ``thought\\n``).
+"""
+
+from __future__ import annotations
+
+from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+
+HEADER = "CHANNEL_HEADER"
+
+FORMATS = [
+    FormatSpec(
+        name="gemma4",
+        kind="reasoning",
+        terminals={"THINK_START": ("<|channel>",), "THINK_END": ("<channel|>",), "THOUGHT": ("thought",)},
+        special=frozenset({"THINK_START", "THINK_END"}),
+        regions={CONTENT: Region.CONTENT, HEADER: Region.SKIP, REASONING: Region.REASONING},
+        table=rules(
+            (CONTENT, "THINK_START", HEADER, ()),
+            (CONTENT, "THINK_END", CONTENT, ()),
+            (HEADER, "THOUGHT", REASONING, ()),
+            (HEADER, "THINK_END", CONTENT, ()),
+            (REASONING, "THINK_START", REASONING, ()),
+            (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
+        ),
+        tool_start_ends_reasoning=True,
+        models=("Gemma 4",),
+        reference="vLLM gemma4 engine reasoning parser (FORMATS.md)",
+    ),
+]

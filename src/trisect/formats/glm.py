@@ -1,0 +1,53 @@
+"""GLM-4.5 / 4.6 / 4.7 / 5.x reasoning: ``<think>`` … ``</think>``, thinking on by default.
+
+Wire format, GLM-4.5/4.6 (``glm45``; the generation prompt ends ``<|assistant|>``)::
+
+    <think>REASONING</think>
+    CONTENT
+
+GLM-4.7 (``glm47``; the prompt ends ``<|assistant|><think>``, the output has only the end)::
+
+    REASONING</think>CONTENT
+
+Thinking on unless ``enable_thinking`` (or ``thinking``) is false; then the GLM-4.6 prompt
+ends ``<|assistant|>\\n<think></think>`` and GLM-4.7's ``<|assistant|></think>``, and the output
+is content. A ``<tool_call>`` met while thinking ends reasoning (GLM-5 emits calls inside
+``<think>``, vLLM #42400 / #46040): with the GLM tool format combined it opens the call, without
+it the marker is dropped and the rest is content. A duplicate ``</think>`` is absorbed.
+
+Reference: zai-org GLM-4.6 and GLM-4.7-Flash chat templates (tests/data/templates/GLM-4.6.jinja,
+GLM-4.7-Flash.jinja); vLLM ``glm45`` / ``glm47`` (Glm47MoeParser, FORMATS.md).
+"""
+
+from __future__ import annotations
+
+from ._think import think_format, thinking_switch
+
+GLM_TURN_MARKERS = ("<|system|>", "<|user|>", "<|assistant|>", "<|observation|>")
+GLM_TOOL_START = {"TOOL_START": ("<tool_call>",)}
+
+
+def glm_like(name: str, *, models: tuple[str, ...], reference: str, turn_markers: tuple[str, ...] = GLM_TURN_MARKERS):
+    return think_format(
+        name,
+        initial=thinking_switch("enable_thinking", "thinking", default=True),
+        tool_start_ends_reasoning=True,
+        ends_on=GLM_TOOL_START,
+        turn_markers=turn_markers,
+        models=models,
+        reference=reference,
+    )
+
+
+FORMATS = [
+    glm_like(
+        "glm45",
+        models=("GLM-4.5", "GLM-4.5-Air", "GLM-4.6"),
+        reference="GLM-4.6 chat template; vLLM glm45 reasoning parser",
+    ),
+    glm_like(
+        "glm47",
+        models=("GLM-4.7", "GLM-4.7-Flash", "GLM-5"),
+        reference="GLM-4.7-Flash chat template; vLLM glm47 reasoning parser",
+    ),
+]

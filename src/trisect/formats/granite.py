@@ -1,0 +1,42 @@
+"""IBM Granite 3.2 / 3.3 reasoning: plain-text markers, no special tokens.
+
+Wire format (with ``chat_template_kwargs: {"thinking": true}``)::
+
+    Here's my thought process:
+    REASONING
+    Here's my response:
+    CONTENT
+
+Both spellings are accepted for each marker (``Here's`` / ``Here is``). The markers are
+ordinary text, matched as text even when token ids are given. The output starts in content:
+reasoning is the text after the thought-process marker, so an answer without it is all content
+(thinking on or off). A repeated response marker in content is absorbed.
+
+Reference: FORMATS.md ``granite`` (vLLM GraniteReasoningParser, text markers in both
+spellings); ibm-granite granite-3.3-2b-instruct chat template (``thinking`` switch,
+tests/data/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
+"""
+
+from __future__ import annotations
+
+from ._think import think_format
+
+
+def _content(_request: object) -> str:
+    """the output starts in content; the thought-process marker opens reasoning"""
+    return "CONTENT"
+
+
+FORMATS = [
+    think_format(
+        "granite",
+        start=("Here's my thought process:", "Here is my thought process:"),
+        end=("Here's my response:", "Here is my response:"),
+        special=False,
+        initial=_content,
+        opens_in_content=True,
+        turn_markers=("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"),
+        models=("granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-3.3-2b-instruct"),
+        reference="vLLM granite reasoning parser (FORMATS.md); Granite 3.3 chat template",
+    ),
+]

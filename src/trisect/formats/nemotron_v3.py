@@ -1,0 +1,51 @@
+"""NVIDIA Nemotron 3 reasoning: the Qwen3 grammar plus the swap rule.
+
+Wire format::
+
+    <think>
+    REASONING
+    </think>
+    CONTENT
+
+Thinking on unless ``enable_thinking`` (or ``thinking``) is false. The swap rule: when
+``enable_thinking`` is false or ``force_nonempty_content`` is true (``chat_template_kwargs``)
+and the output ends while still in the reasoning it started in (no ``</think>``, content
+empty), that text is the content, not the reasoning. Streams with the rule hold such reasoning
+until ``</think>`` (then it is reasoning) or the end (then it is content), so a stream always
+equals ``parse()``. With thinking off and no prompt saying otherwise the output starts in
+content and streams at once. ``<tool_call>`` while thinking ends reasoning when a tool format
+is combined.
+
+Reference: FORMATS.md ``nemotron_v3`` (vLLM: Qwen3 config renamed, swap reasoning <-> content
+when ``enable_thinking is False`` or ``force_nonempty_content is True`` and content is empty;
+#39091).
+"""
+
+from __future__ import annotations
+
+from .._request import Request
+from ._think import think_format, thinking_switch
+from .qwen3 import QWEN_TURN_MARKERS
+
+
+def _swap(request: Request) -> bool:
+    kwargs = request.chat_template_kwargs
+    return kwargs.get("enable_thinking") in (False, "false", "False", 0) or kwargs.get("force_nonempty_content") in (
+        True,
+        "true",
+        "True",
+        1,
+    )
+
+
+FORMATS = [
+    think_format(
+        "nemotron_v3",
+        initial=thinking_switch("enable_thinking", "thinking", default=True),
+        tool_start_ends_reasoning=True,
+        turn_markers=QWEN_TURN_MARKERS,
+        reasoning_fallback=_swap,
+        models=("NVIDIA-Nemotron-3-Nano-30B-A3B", "Nemotron 3"),
+        reference="vLLM nemotron_v3 engine reasoning parser (FORMATS.md)",
+    ),
+]

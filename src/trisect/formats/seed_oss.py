@@ -1,0 +1,31 @@
+"""ByteDance Seed-OSS reasoning: the Qwen3 grammar with ``<seed:think>`` markers.
+
+Wire format::
+
+    <seed:think>REASONING</seed:think>CONTENT
+
+Thinking on unless ``enable_thinking`` (or ``thinking``) is false; a Seed-OSS tool call
+(``<seed:tool_call>``) while thinking ends reasoning when the tool format is combined; a
+duplicate ``</seed:think>`` is absorbed. The markers are added tokens of the Seed-OSS
+vocabulary (tests use a synthetic tokenizer with them).
+
+Reference: FORMATS.md ``seed_oss`` (vLLM ``SeedOssParser(Qwen3Parser)`` overriding only the
+four wrapper tokens, #46314).
+"""
+
+from __future__ import annotations
+
+from ._think import think_format, thinking_switch
+
+FORMATS = [
+    think_format(
+        "seed_oss",
+        start=("<seed:think>",),
+        end=("</seed:think>",),
+        initial=thinking_switch("enable_thinking", "thinking", default=True),
+        tool_start_ends_reasoning=True,
+        turn_markers=("<seed:bos>", "<seed:eos>"),
+        models=("Seed-OSS-36B-Instruct",),
+        reference="vLLM seed_oss (Qwen3 grammar, <seed:think> markers; FORMATS.md)",
+    ),
+]

@@ -1,0 +1,37 @@
+"""A synthetic Cohere Command A tokenizer; the real one is not staged.
+
+Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the family's markers as
+added tokens. The ids are not the family's real ids.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from support.synth_tokenizer import build
+
+MARKERS = [
+    "<|START_THINKING|>",
+    "<|END_THINKING|>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_ACTION|>",
+    "<|END_ACTION|>",
+    "<|START_OF_TURN_TOKEN|>",
+    "<|END_OF_TURN_TOKEN|>",
+    "<|CHATBOT_TOKEN|>",
+    "<|USER_TOKEN|>",
+    "<|SYSTEM_TOKEN|>",
+]
+
+
+@functools.cache
+def load() -> Any:
+    return build(MARKERS)
+
+
+@functools.cache
+def load_ordinary() -> Any:
+    """The same BPE without added tokens: marker strings as ordinary tokens."""
+    return build([])
