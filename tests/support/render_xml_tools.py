@@ -128,6 +128,9 @@ class Family:
     tool_start_special: bool = True
     options: dict[str, Any] | None = None
     prefix: str = ""  # what the template writes before the content of a turn without reasoning
+    prefix_reasoning: str | None = None  # the reasoning ``prefix`` carries
+    # the content a rejected call leaves: its own text; a block wrapper around it stays structure
+    rejected: Callable[[str], str | None] = staticmethod(joined)  # type: ignore[assignment]
 
     def book(self) -> Book:
         return Book(self.path, self.reasoning, self.tools_format)
@@ -150,6 +153,7 @@ def standard(b: Book, f: Family) -> None:
     def hw(id: str, source: str, output: str, **kw: Any) -> None:  # hand-written: after the template's prefix
         if "token_ids" in kw:
             kw["token_ids"] = tk.encode(f.tokenizer, f.prefix) + kw["token_ids"] if f.prefix else kw["token_ids"]
+        kw.setdefault("reasoning", f.prefix_reasoning)
         add(id, source, f.prefix + output, **kw)
 
     def rt(id: str, calls: list[dict[str, Any]], content: str = "", reasoning: str | None = None, note: str = ""):
@@ -215,7 +219,7 @@ def standard(b: Book, f: Family) -> None:
             "malformed-unknown-tool",
             hand + "; the family validates names (FORMATS.md): an unknown tool is no call, its text is content",
             out,
-            content=joined(out),
+            content=f.rejected(out),
         )
     whole = f.write(as_calls([call("search", {"query": "weather in Paris", "max_results": 3})]))
     cut = whole[: whole.index("weather in Paris") + len("weather in")]
@@ -223,7 +227,7 @@ def standard(b: Book, f: Family) -> None:
         "truncated-inside-value",
         hand + "; cut by max_tokens inside a string value: not a call, the text is content",
         "Searching. " + cut,
-        content=joined("Searching. " + cut),
+        content=f.rejected("Searching. " + cut),
         truncated=True,
     )
     if f.think_open is not None:
@@ -257,10 +261,11 @@ def standard(b: Book, f: Family) -> None:
 
 GLM46 = "GLM-4.6.jinja"
 GLM47 = "GLM-4.7-Flash.jinja"
-GLM_REASONING = "qwen3"  # stand-in: <think>, default on, <tool_call> ends reasoning (as vLLM glm45/glm47)
 
 
-def template_turn(template: str, **kwargs: Any) -> Callable[[str | None, str, list[dict[str, Any]]], str]:
+def template_turn(
+    template: str, *, eot: str = "", **kwargs: Any
+) -> Callable[[str | None, str, list[dict[str, Any]]], str]:
     def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
         msg: dict[str, Any] = {"role": "assistant", "content": content}
         if reasoning is not None:
@@ -269,13 +274,18 @@ def template_turn(template: str, **kwargs: Any) -> Callable[[str | None, str, li
             msg["tool_calls"] = tool_calls_field(calls)
         prompt = render(template, [USER], add_generation_prompt=True, tools=TOOLS, **kwargs)
         full = render(template, [USER, msg], add_generation_prompt=False, tools=TOOLS, **kwargs)
-        if not full.startswith(prompt) and prompt.endswith("<think>") and full.startswith(prompt[: -len("<think>")]):
-            # GLM-4.7: the prompt opens the think block; a turn without reasoning renders only
-            # "</think>", which is what the model wrote after the prompt's "<think>"
-            prompt = prompt[: -len("<think>")]
+        opener = "<think>\n" if prompt.endswith("<think>\n") else "<think>"
+        if not full.startswith(prompt) and prompt.endswith(opener) and full.startswith(prompt[: -len(opener)]):
+            # the prompt opens the think block; a past turn without reasoning renders without
+            # it (GLM-4.7: only "</think>", which is what the model wrote after the prompt's
+            # "<think>"; MiniMax-M2: nothing)
+            prompt = prompt[: -len(opener)]
         if not full.startswith(prompt):
             raise ValueError(f"{template}: the prompt is not a prefix of the rendered turn")
-        return full[len(prompt) :]
+        gen = full[len(prompt) :]
+        if not gen.endswith(eot):
+            raise ValueError(f"{template}: the turn does not end with {eot!r}")
+        return gen[: len(gen) - len(eot)]
 
     return turn
 
@@ -300,7 +310,7 @@ def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Calla
     if template is not None:
         turn = template_turn(template)
         source = f"{template} round trip"
-        reasoning: str | None = GLM_REASONING
+        reasoning: str | None = "glm47" if template == GLM47 else "glm45"
         think_open: str | None = "<think>" if template == GLM47 else "\n<think>"
         prefix = "</think>" if template == GLM47 else "\n<think></think>"
     else:
@@ -412,6 +422,223 @@ def glm_book(tag: str, path: str, fmt: str, template: str | None, write: Callabl
 
 
 # --------------------------------------------------------------------------------------
+# MiniMax-M2
+# --------------------------------------------------------------------------------------
+
+MINIMAX = "MiniMax-M2.jinja"
+
+
+def minimax_write(calls: Calls) -> str:
+    body = "".join(
+        f'<invoke name="{name}">\n'
+        + "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v, _ in ps)
+        + "</invoke>\n"
+        for name, ps in calls
+    )
+    return f"\n<minimax:tool_call>\n{body}</minimax:tool_call>"
+
+
+def minimax_cases() -> Book:
+    rendered = template_turn(MINIMAX, eot="[e~[\n")
+
+    def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        # the template writes no think block for a turn without reasoning; the model always
+        # closes the block the prompt opened, so such a turn starts with "</think>"
+        out = rendered(reasoning, content, calls)
+        return out if reasoning else "</think>\n\n" + out
+
+    f = Family(
+        tag="mm2", path="minimax_m2/minimax_m2-template.jsonl", tools_format="minimax_m2", reasoning="minimax_m2",
+        tokenizer="minimax", write=minimax_write, turn=turn,
+        source=f"{MINIMAX} round trip (a turn without reasoning starts with '</think>')",
+        value_close="</parameter>", call_close="</invoke>", tool_start="<minimax:tool_call>",
+        expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
+        prefix="</think>\n\n",
+        rejected=staticmethod(  # type: ignore[arg-type]
+            lambda out: joined(out.replace("\n<minimax:tool_call>\n", "\n").replace("\n</minimax:tool_call>", ""))
+        ),
+    )
+    assert rendered(None, "", [PARIS, EVERY_TYPE]) == minimax_write(as_calls([PARIS, EVERY_TYPE]))
+    b = f.book()
+    standard(b, f)
+    src = "hand-written in the MiniMax-M2 template spelling"
+
+    def add(id: str, source: str, output: str, **kw: Any) -> None:
+        kw.setdefault("tools", TOOLS)
+        b.add(f"mm2-{id}", f"{src}; {source}", f.prefix + output, tokenizer="minimax", **kw)
+
+    out = minimax_write(as_calls([PARIS])).replace('"', "'") + minimax_write(as_calls([TOKYO_TIME])).replace('"', "")
+    add(
+        "quote-styles",
+        "names and keys quoted with ' and unquoted (FORMATS.md: the three quote styles vLLM accepts)",
+        out,
+        tool_calls=[PARIS, TOKYO_TIME],
+    )
+    out = minimax_write(as_calls([PARIS, TOKYO_TIME])).replace("</invoke>\n<invoke", "<invoke")
+    add("missing-invoke-close", "'</invoke>' missing before the next '<invoke'", out, tool_calls=[PARIS, TOKYO_TIME])
+    out = minimax_write([("get_weather", [("location", "  Paris \n", True), ("unit", " celsius", True)])])
+    add(
+        "values-stripped",
+        "values are stripped of surrounding whitespace (vLLM minimax_m2)",
+        out,
+        tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})],
+    )
+    out = minimax_write(as_calls([PARIS, call("get_stock_price", {"symbol": "ACME"})]))
+    add(
+        "malformed-unknown-tool-second",
+        "the second invoke names a tool not in the request: the first is a call, the second's text is content",
+        out,
+        content=joined(out[out.index('<invoke name="get_stock_price">') :].removesuffix("</minimax:tool_call>")),
+        tool_calls=[PARIS],
+    )
+    out = "Done.</minimax:tool_call>"
+    add("stray-block-close-absorbed", "a stray '</minimax:tool_call>' in content is absorbed (FORMATS.md)", out,
+        content="Done.")
+    return b
+
+
+# --------------------------------------------------------------------------------------
+# DeepSeek DSML (deepseek_v32, deepseek_v4, deepseek_v41)
+# --------------------------------------------------------------------------------------
+
+DSV32 = "deepseek-ai-DeepSeek-V3.2.jinja"
+DS_BOS, DS_EOS = "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"
+WEATHER_ARGS_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "run_query",
+        "description": "A tool whose schema declares 'arguments' itself.",
+        "parameters": {"type": "object", "properties": {"arguments": {"type": "object"}}},
+    },
+}
+
+
+def dsml_writer(dsml: str, block: str) -> Callable[[Calls], str]:
+    def write(calls: Calls) -> str:
+        body = "".join(
+            f'<{dsml}invoke name="{name}">\n'
+            + "".join(
+                f'<{dsml}parameter name="{k}" string="{"true" if is_str else "false"}">{v}</{dsml}parameter>\n'
+                for k, v, is_str in ps
+            )
+            + f"</{dsml}invoke>\n"
+            for name, ps in calls
+        )
+        return f"\n\n<{dsml}{block}>\n{body}</{dsml}{block}>"
+
+    return write
+
+
+def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Callable[[], Book]:
+    write = dsml_writer(dsml, block)
+    v32 = fmt == "deepseek_v32"
+    options = {"chat_template_kwargs": {"thinking": True}} if v32 else None
+
+    def make() -> Book:
+        if v32:
+            turn = template_turn(DSV32, eot=DS_EOS, thinking=True, bos_token=DS_BOS)
+            assert turn(None, "", [PARIS, EVERY_TYPE]) == "</think>" + write(as_calls([PARIS, EVERY_TYPE]))
+            source = f"{DSV32} round trip (thinking=true)"
+        else:
+            def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+                return (reasoning or "") + "</think>" + content + (write(as_calls(calls)) if calls else "")
+
+            source = (
+                f"written in the {DSV32} spelling with the {fmt} block "
+                + ("'<｜DSML｜tool_calls>' (FORMATS.md)" if fmt == "deepseek_v4" else "and spaced tags (FORMATS.md)")
+            )
+        close = f"</{dsml}{block}>"
+        f = Family(
+            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer="deepseek_v3",
+            write=write, turn=turn, source=source, value_close=f"</{dsml}parameter>", call_close=f"</{dsml}invoke>",
+            tool_start=f"<{dsml}{block}>", validates=False, think_open=None if v32 else "",
+            tool_start_special=False, options=options, prefix="</think>",
+            rejected=staticmethod(lambda out: joined(out.replace("\n" + close, ""))),  # type: ignore[arg-type]
+        )
+        b = f.book()
+        standard(b, f)
+        src = "hand-written in the writer's spelling"
+
+        def add(id: str, source: str, output: str, **kw: Any) -> None:
+            kw.setdefault("tools", TOOLS)
+            kw.setdefault("options", options)
+            b.add(f"{tag}-{id}", f"{src}; {source}", "</think>" + output, tokenizer="deepseek_v3", **kw)
+
+        out = write([("write_file", [("path", "a.txt", True), ("content", "  indented\n\ttab\n\n", True)])])
+        add(
+            "string-true-keeps-whitespace",
+            "string=\"true\" values keep their whitespace (issue 5: DeepSeek V3.2/V4 keep whitespace in strings)",
+            out,
+            tool_calls=[call("write_file", {"path": "a.txt", "content": "  indented\n\ttab\n\n"})],
+        )
+        out = write([("configure", [("count", " 7 ", False), ("tags", '[\n  "a"\n]', False), ("label", "true", True)])])
+        add(
+            "string-false-is-json",
+            "string=\"false\" values are JSON (surrounding whitespace is not part of it); string=\"true\" "
+            "'true' stays the string 'true'",
+            out,
+            tool_calls=[call("configure", {"count": 7, "tags": ["a"], "label": "true"})],
+        )
+        out = write([("configure", [("label", '"quoted"', False), ("mode", "fast", False)])])
+        add(
+            "string-false-json-string-and-bare-word",
+            "string=\"false\" with a JSON string literal is that string; a bare word is not JSON and stays as written",
+            out,
+            tool_calls=[call("configure", {"label": "quoted", "mode": "fast"})],
+        )
+        out = write(as_calls([PARIS])).replace(' string="true"', "")
+        add(
+            "no-string-attribute-schema-typed",
+            "parameters without the string attribute are typed by the schema",
+            out,
+            tool_calls=[PARIS],
+        )
+        out = write(as_calls([PARIS, TOKYO_TIME])).replace(f"</{dsml}invoke>\n<{dsml}invoke", f"<{dsml}invoke")
+        add("missing-invoke-close", f"'</{dsml}invoke>' missing before the next invoke", out,
+            tool_calls=[PARIS, TOKYO_TIME])
+        out = write(as_calls([PARIS])).replace(f"</{dsml}invoke>\n", "")
+        add("missing-invoke-close-at-block-end", "the block's end closes the open invoke (FORMATS.md V4 table)", out,
+            tool_calls=[PARIS])
+        out = f"\n\n<{dsml}{block}>\n</{dsml}{block}>"
+        add("empty-block-is-content", "an empty block is not a call; its text is content", "Nothing." + out,
+            content=joined("Nothing." + out))
+        if not v32:
+            args = '{"location": "Paris", "unit": "celsius"}'
+            for key in ("arguments", "input"):
+                add(
+                    f"unwraps-{key}",
+                    f"a lone '{key}' parameter holding the arguments object, not in the schema, is unwrapped "
+                    "(FORMATS.md V4)",
+                    write([("get_weather", [(key, args, False)])]),
+                    tool_calls=[PARIS],
+                )
+            add(
+                "no-unwrap-when-schema-declares-it",
+                "the schema declares 'arguments': the parameter stays",
+                write([("run_query", [("arguments", '{"q": 1}', False)])]),
+                tool_calls=[call("run_query", {"arguments": {"q": 1}})],
+                tools=[*TOOLS, WEATHER_ARGS_TOOL],
+            )
+            add(
+                "no-unwrap-with-other-parameters",
+                "'arguments' followed by another parameter is an ordinary parameter",
+                write([("get_weather", [("arguments", '{"a": 1}', False), ("location", "Paris", True)])]),
+                tool_calls=[call("get_weather", {"arguments": {"a": 1}, "location": "Paris"})],
+            )
+            add(
+                "thinking-off-reasoning-effort-none",
+                "reasoning_effort 'none' turns thinking off: all content (FORMATS.md deepseek_v4)",
+                "Here." + write(as_calls([PARIS])),
+                content="Here.",
+                tool_calls=[PARIS],
+                options={"reasoning_effort": "none"},
+            )
+        return b
+
+    return make
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -420,6 +647,10 @@ BOOKS: list[Callable[[], Book]] = [
     glm_book("glm47", "glm47/glm47-template.jsonl", "glm47", GLM47, glm47_write),
     glm_book("ling3", "ling3/ling3.jsonl", "ling3", None, glm47_write),
     glm_book("poolside", "poolside_v1/poolside_v1.jsonl", "poolside_v1", None, glm47_write),
+    minimax_cases,
+    dsml_cases("dsv32", "deepseek_v32", "｜DSML｜", "function_calls", "deepseek_v3"),
+    dsml_cases("dsv4", "deepseek_v4", "｜DSML｜", "tool_calls", "deepseek_v4"),
+    dsml_cases("dsv41", "deepseek_v41", "｜DSML｜ ", "calls", "deepseek_v41"),
 ]
 
 

@@ -1,0 +1,168 @@
+"""DeepSeek DSML tool calls: V3.2 (``deepseek_v32``), V4 (``deepseek_v4``), V4.1 spaced
+(``deepseek_v41``).
+
+Wire format (DeepSeek-V3.2 chat template; ``｜`` is U+FF5C)::
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="get_weather">
+    <｜DSML｜parameter name="location" string="true">Paris</｜DSML｜parameter>
+    <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+V4 wraps the block in ``<｜DSML｜tool_calls>`` … ``</｜DSML｜tool_calls>``; V4.1 spaces the tags:
+``<｜DSML｜ calls>``, ``<｜DSML｜ invoke name="…">``, ``<｜DSML｜ parameter name="…" string="…">``.
+
+Values: ``string="true"`` marks a raw string, kept verbatim (whitespace and newlines
+included); ``string="false"`` marks JSON, kept as written when it is valid JSON, else a string
+(the template writes it with ``tojson``); without the attribute the tool schema types the
+value. Attribute values may be quoted with ``"`` or ``'``. V4 unwraps a lone ``arguments`` or
+``input`` parameter whose value is a JSON object when the tool's schema declares no such key
+(the model wrapped the arguments). Whitespace between tags is formatting.
+
+A block opens a call at its wrapper (so a wrapper met while thinking ends reasoning where the
+reasoning format says so: V4, V4.1); each further ``invoke`` opens the next call. An empty
+block is not a call (its text is content). Recovered malformed shapes: a missing ``</…invoke>``
+before the next invoke or before the block's end, a missing ``</…parameter>`` before the next
+parameter. An unfinished call is not a call.
+
+Marker text inside a value: ``</…parameter>`` ends a value only when what follows, after
+whitespace, is the next parameter, ``</…invoke>``, the next invoke or the block's end;
+``</…invoke>`` and the block's end inside an open value likewise only before the structure
+that may follow them. A closer the output ends with inside a value is value text.
+
+Token ids: in the DeepSeek V3 vocabulary (V3.2 shares it) DSML tags are ordinary text; vLLM
+matches the V4 block wrappers by token id (FORMATS.md), so they are declared special here — the
+V4 / V4.1 vocabularies are not staged to confirm their ids, and the tests run V4 on the V3
+tokenizer, where the wrappers are text.
+
+Reference: DeepSeek-V3.2 chat template (tests/data/templates/deepseek-ai-DeepSeek-V3.2.jinja,
+from llama.cpp); vLLM ``deepseek_v4`` engine config @0114e848 (FORMATS.md: terminals, table,
+``string="false"`` decoding, the ``arguments`` / ``input`` unwrap). V4.1: only FORMATS.md's
+spaced openers (from a vLLM test file); its closers (``</｜DSML｜ calls>`` …) are assumed to
+mirror the openers — no primary source was available.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+
+from .._spec import CONTENT, Act, FormatSpec, Region, rules
+from ..codecs import XmlParamsCodec
+from ..codecs.xml_params import JSON_TEXT
+from .minimax_tools import unquote
+
+P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
+START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
+
+_ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+def parse_attributes(text: str) -> tuple[str, tuple[str, ...] | None]:
+    """`` name="k" string="false"`` -> ``("k", JSON_TEXT)``; ``string="true"`` -> a string."""
+    attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _ATTR.finditer(text)}
+    name = attrs.get("name", unquote(text))
+    kind = attrs.get("string", "").strip().lower()
+    if kind == "true":
+        return name, ("string",)
+    if kind == "false":
+        return name, JSON_TEXT
+    return name, None
+
+
+def _parse_name(text: str) -> tuple[str, str | None]:
+    return unquote(text), None
+
+
+def dsml_format(
+    name: str,
+    *,
+    dsml: str,
+    block: str,
+    special: bool,
+    unwrap: tuple[str, ...],
+    models: tuple[str, ...],
+    reference: str,
+) -> FormatSpec:
+    """``dsml``: the tag prefix (``｜DSML｜``, spaced ``｜DSML｜ ``); ``block``: the wrapper's name."""
+    block_start, block_end = f"<{dsml}{block}>", f"</{dsml}{block}>"
+    invoke, param = f"<{dsml}invoke name=", f"<{dsml}parameter"
+    invoke_end, param_end = f"</{dsml}invoke>", f"</{dsml}parameter>"
+    after_block = (block_start,)
+    after_invoke = (invoke, block_end)
+    after_value = (param, invoke_end, *after_invoke)
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        terminals={
+            "TOOL_START": (block_start,),
+            "TOOL_END": (block_end,),
+            "INVOKE": (invoke,),
+            "INVOKE_END": (invoke_end,),
+            "PARAM_START": (param,),
+            "PARAM_END": (param_end,),
+            "CLOSE_ANGLE": (">",),
+        },
+        special=frozenset({"TOOL_START", "TOOL_END"}) if special else frozenset(),
+        regions={CONTENT: Region.CONTENT, P: Region.SKIP, N: Region.NAME, A: Region.ARGS, B: Region.SKIP},
+        table=rules(
+            (CONTENT, "TOOL_START", P, (START,)),
+            (P, "INVOKE", N, ()),
+            (P, "TOOL_END", CONTENT, (END,)),
+            (N, "CLOSE_ANGLE", A, (NAME_END,)),
+            (N, "PARAM_START", A, (NAME_END, MARK)),
+            (N, "INVOKE_END", B, (END,)),
+            (A, "PARAM_START", A, (MARK,)),
+            (A, "PARAM_END", A, (MARK,), after_value),
+            (A, "INVOKE_END", B, (END,), after_invoke),
+            (A, "INVOKE", N, (START,)),
+            (A, "TOOL_END", CONTENT, (END,), after_block),
+            (B, "INVOKE", N, (START,)),
+            (B, "TOOL_END", CONTENT, ()),
+        ),
+        codec=partial(
+            XmlParamsCodec,
+            param_start="PARAM_START",
+            param_end="PARAM_END",
+            parse_key=parse_attributes,
+            trim="none",
+            unwrap=unwrap,
+        ),
+        parse_name=_parse_name,
+        models=models,
+        reference=reference,
+    )
+
+
+DSML = "｜DSML｜"
+
+FORMATS = [
+    dsml_format(
+        "deepseek_v32",
+        dsml=DSML,
+        block="function_calls",
+        special=False,
+        unwrap=(),
+        models=("DeepSeek-V3.2", "DeepSeek-V3.2-Exp"),
+        reference="DeepSeek-V3.2 chat template; vLLM deepseek_v32 engine tool parser",
+    ),
+    dsml_format(
+        "deepseek_v4",
+        dsml=DSML,
+        block="tool_calls",
+        special=True,
+        unwrap=("arguments", "input"),
+        models=("DeepSeek V4",),
+        reference="vLLM deepseek_v4 engine config (FORMATS.md); V3.2 template for the parameter spelling",
+    ),
+    dsml_format(
+        "deepseek_v41",
+        dsml=DSML + " ",
+        block="calls",
+        special=True,
+        unwrap=("arguments", "input"),
+        models=("DeepSeek V4.1",),
+        reference="FORMATS.md deepseek_v41 (spaced DSML, from a vLLM test file); closers assumed",
+    ),
+]
