@@ -11,6 +11,11 @@ joins them: the tool format's transitions out of ``CONTENT`` also leave ``REASON
 the reasoning format says a tool-call marker ends reasoning (Qwen3, GLM, Kimi, Mistral). A
 reasoning format may also end reasoning on such a marker by itself (used without a tool
 format); combined, the tool format's call-opening transition takes that entry's place.
+
+Channel formats (gpt-oss Harmony) decide the next state from header text: the text of a
+``Region.HEADER`` state (markers included) is collected, and at a transition with
+``Act.HEADER_END`` the spec's ``header`` function maps it to the state of the message body and,
+for a tool call, the tool name (``header_states`` lists the states it may name).
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ class Region(enum.Enum):
     REASONING = "reasoning"
     CONTENT = "content"
     NAME = "name"  # the tool name (and, for some families, the call id)
+    CALL_ID = "call_id"  # the call id the model writes between markers (Mistral ``[CALL_ID]``)
     ARGS = "args"  # the argument codec of the open call
     SKIP = "skip"  # envelope formatting between markers: whitespace is dropped
+    HEADER = "header"  # message header: collected (markers included) and read by FormatSpec.header
 
 
 class Act(enum.Enum):
@@ -42,23 +49,29 @@ class Act(enum.Enum):
 
     REASONING_END = "reasoning_end"
     CALL_START = "call_start"  # a call opens at this marker
+    CALL_DROP = "call_drop"  # the open call was the envelope of calls that open later: forget it
     NAME_END = "name_end"  # the name region is complete
     ARG_MARKER = "arg_marker"  # the marker is structure of the argument codec
     ARGS_END = "args_end"  # the arguments are complete
     CALL_END = "call_end"  # the call is complete
+    HEADER_START = "header_start"  # a header begins at this marker (the marker is header text)
+    HEADER_END = "header_end"  # the header is complete: FormatSpec.header picks the next state
 
 
 REASONING = "REASONING"
 CONTENT = "CONTENT"
 ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own structure
+ARGS_FAILED = "ARGS_FAILED"  # pseudo-terminal: the codec failed (default: the ARGS_DONE rule)
+PSEUDO = (ARGS_DONE, ARGS_FAILED)
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A transition. ``follow``: matched as text while the argument codec is inside a value,
-    the marker counts only if what comes next (after whitespace) starts with one of these
-    strings; otherwise it is value text (a file that contains ``</parameter>`` mid-line, or a
-    value cut off right after such a tag)."""
+    """A transition. ``follow``: matched as text while the argument codec is inside a value
+    or while no call is open, the marker counts only if what comes next (after whitespace)
+    starts with one of these strings, or (no call open) the output ends there; otherwise it is
+    text (a file that contains ``</parameter>`` mid-line, or a value cut off right after such a
+    tag; a ``;`` in prose after a Llama call)."""
 
     next: str
     acts: tuple[Act, ...] = ()
@@ -107,6 +120,12 @@ class FormatSpec:
     codec: CodecFactory | None = None
     validate_names: bool = False
     parse_name: Callable[[str], tuple[str, str | None]] | None = None
+    # header formats: header text -> (body state, tool name or None), None if malformed
+    header: Callable[[str], tuple[str, str | None] | None] | None = None
+    header_states: tuple[str, ...] = ()  # the states ``header`` may return
+    # ids of calls whose id the model did not write: (request, index, name) -> id; default
+    # ``call_`` + random (``Request.id_factory`` overrides both)
+    call_id: Callable[[Request, int, str], str] | None = None
     # text normalisation: characters stripped from reasoning/content next to markers
     strip: str = " \t\r\n"
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -117,11 +136,14 @@ class FormatSpec:
         for (state, terminal), rule in self.table.items():
             if state not in self.regions or rule.next not in self.regions:
                 raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown state")
-            if terminal not in self.terminals and terminal != ARGS_DONE:
+            if terminal not in self.terminals and terminal not in PSEUDO:
                 raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown terminal")
         for terminal in self.special:
             if terminal not in self.terminals:
                 raise FormatError(f"{self.name}: special terminal {terminal} is not declared")
+        for state in self.header_states:
+            if state not in self.regions:
+                raise FormatError(f"{self.name}: header state {state} is not a state")
 
 
 IDENTITY = FormatSpec(
@@ -138,9 +160,12 @@ IDENTITY = FormatSpec(
 def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpec:
     """Join a reasoning format and a tool-call format into one table.
 
-    Terminal names are shared: the same name must mean the same markers in both. When the
-    reasoning format says so, every transition that opens a call from ``CONTENT`` on a
-    special-token marker also opens it from ``REASONING``, ending reasoning first.
+    Terminal names are shared: the same name must mean the same markers in both, and an entry
+    both define must be the same rule (a family whose reasoning and tool formats share one
+    channel grammar, such as Harmony). Without a reasoning format the tool format's initial
+    state applies. When the reasoning format says so, every transition that opens a call (or a
+    block of calls) from ``CONTENT`` on a special-token marker also opens it from ``REASONING``,
+    ending reasoning first.
     """
     r = reasoning or IDENTITY
     if tools is None:
@@ -157,7 +182,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         regions[state] = region
     table: dict[tuple[str, str], Rule] = dict(r.table)
     for (state, terminal), rule in tools.table.items():
-        if (state, terminal) in table:
+        if (state, terminal) in table and table[(state, terminal)] != rule:
             raise FormatError(f"{r.name} + {tools.name}: both define ({state}, {terminal})")
         table[(state, terminal)] = rule
     if REASONING in regions:
@@ -167,7 +192,8 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
             # a reasoning format may end on a tool marker itself (for use without a tool
             # format); combined, the tool format's transition out of CONTENT replaces that rule
             own = (REASONING, terminal) in r.table
-            opens = r.tool_start_ends_reasoning and Act.CALL_START in rule.acts and terminal in tools.special
+            leaves = Act.CALL_START in rule.acts or tools.regions.get(rule.next) is not Region.CONTENT
+            opens = r.tool_start_ends_reasoning and leaves and terminal in tools.special
             if own or (opens and (REASONING, terminal) not in table):
                 table[(REASONING, terminal)] = Rule(rule.next, (Act.REASONING_END, *rule.acts), rule.follow)
     return FormatSpec(
@@ -179,7 +205,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         special=r.special | tools.special,
         models=tools.models,
         reference=tools.reference,
-        initial=r.initial,
+        initial=r.initial if reasoning is not None else tools.initial,
         tool_start_ends_reasoning=r.tool_start_ends_reasoning,
         turn_markers=r.turn_markers,
         reasoning_fallback=r.reasoning_fallback,
@@ -187,6 +213,9 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         codec=tools.codec,
         validate_names=tools.validate_names,
         parse_name=tools.parse_name,
+        call_id=tools.call_id,
+        header=tools.header or r.header,
+        header_states=tuple(dict.fromkeys(r.header_states + tools.header_states)),
         strip="".join(sorted(set(r.strip) & set(tools.strip))),
         extra={**r.extra, **tools.extra},
     )

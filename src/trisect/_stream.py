@@ -22,12 +22,26 @@ Rules, all formats alike:
   inside a JSON string is string text, even a special token given by id (templates tokenize a
   marker string inside an argument as that special token); a special token outside a string
   interrupts the JSON. In raw-text values (XML parameters) a marker may carry a ``follow``
-  rule: it counts only if the structure goes on after it (``Rule.follow``).
+  rule: it counts only if the structure goes on after it (``Rule.follow``); the same rule
+  can guard a separator where no call is open. A structured codec that completes fires the
+  state's ``ARGS_DONE`` rule; one that fails fires its ``ARGS_FAILED`` rule (else ``ARGS_DONE``),
+  which ends the call at once (not a call: its text is content) and scans the rest again.
+* Message headers (``Region.HEADER``, Harmony): the header's text, markers included, is
+  collected and never emitted; at a ``HEADER_END`` marker ``FormatSpec.header`` maps it to the
+  body's state and, for a tool call, the tool name (the call's raw text starts with the
+  header). A header the spec cannot read, one left by any other marker, one replaced by a new
+  ``HEADER_START`` and one cut off by the end of the output is content, markers included.
+* A marker that is complete but is also the start of a longer live marker waits for the next
+  delta (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut.
 * Reasoning and content are each stripped of leading and trailing whitespace as a whole
   (``FormatSpec.strip``): the newlines templates put around markers are formatting. Whitespace
   between two pieces of one field (content before and after a tool call) is kept. Streams
   hold trailing whitespace until more text of that field arrives. Whitespace in envelope
-  regions (``Region.SKIP``) is dropped; other text there outside a call is content.
+  regions (``Region.SKIP``) is dropped; other text there outside a call is content, with the
+  whitespace around it between two markers kept only between non-whitespace text.
+* Call ids: the id the model wrote (an envelope key, a ``Region.CALL_ID`` region, or split
+  off the name by ``FormatSpec.parse_name``), else ``Request.id_factory``, else the family's
+  ``FormatSpec.call_id`` style, else ``call_`` + random.
 * Reasoning ends once per block: ``reasoning_ended`` turns true (one ``ReasoningEnd``) at the
   block's end marker, and false again where a transition from content (or an envelope) opens
   a new block (formats whose reasoning is opted into by a marker: Mistral ``[THINK]``, Gemma
@@ -75,8 +89,10 @@ _ALIGN_TOLERANCE = 4
 _REASONING = Region.REASONING
 _CONTENT = Region.CONTENT
 _NAME = Region.NAME
+_CALL_ID = Region.CALL_ID
 _ARGS = Region.ARGS
 _SKIP = Region.SKIP
+_HEADER = Region.HEADER
 
 
 _SLOW = object()  # the fast path declines
@@ -86,15 +102,25 @@ def random_call_id(_index: int) -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
+def _id_maker(request: Request, family: Callable[[Request, int, str], str] | None) -> Callable[[int, str], str]:
+    factory = request.id_factory
+    if factory is not None:
+        return lambda index, _name: factory(index)
+    if family is not None:
+        return lambda index, name: family(request, index, name)
+    return lambda index, _name: random_call_id(index)
+
+
 class _Call:
     """The open tool call."""
 
-    __slots__ = ("codec", "raw", "name_parts", "name", "id", "index", "bad", "args", "args_closed", "start")
+    __slots__ = ("codec", "raw", "name_parts", "id_parts", "name", "id", "index", "bad", "args", "args_closed", "start")
 
     def __init__(self, codec: CallCodec, marker: str, start: int) -> None:
         self.codec = codec
         self.raw: list[str] | None = [marker]  # exact text, kept until the call is streamed
         self.name_parts: list[str] = []
+        self.id_parts: list[str] = []
         self.name: str | None = None
         self.id: str | None = None
         self.index: int | None = None  # set once streamed
@@ -124,12 +150,15 @@ class StreamParser:
         self._strict = request.strict
         self._strip = compiled.spec.strip
         self._st: StateTable = compiled.states[initial_state]
-        self._new_id: Callable[[int], str] = request.id_factory or random_call_id
+        self._new_id = _id_maker(request, compiled.spec.call_id)
         self._hold = ""
-        self._started = {Region.REASONING: False, Region.CONTENT: False}
-        self._held_ws = {Region.REASONING: "", Region.CONTENT: ""}
+        self._skip_ws = ""  # whitespace of a SKIP region, kept only if text follows it
+        # per field (0: reasoning, 1: content): text emitted yet, trailing whitespace held
+        self._started = [False, False]
+        self._held_ws = ["", ""]
         self._call: _Call | None = None
         self._n_calls = 0
+        self._header: list[str] | None = None  # the open message header (Region.HEADER)
         self._out: list[Event] = []
         self._finished = False
         self._offset = 0  # characters of output processed before the current data
@@ -160,34 +189,43 @@ class StreamParser:
 
     def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
         """Add one delta of model output; returns what it adds to the message, or ``None``."""
-        if text and token_ids is None and not self._hold and not self._ids_mode and not self._finished:
-            fast = self._fast_path(text)
+        if token_ids is None:
+            if text and not self._hold and not self._ids_mode and not self._finished:
+                fast = self._fast_path(text, self._st.text_lex)
+                if fast is not _SLOW:
+                    return fast  # type: ignore[return-value]
+            return _fold(self.events(text, token_ids))
+        text = self._accept(text, token_ids)
+        if text and not self._hold and not self._pending:
+            fast = self._fast_path(text, self._st.plain_lex)
             if fast is not _SLOW:
+                self._text_obytes += len(text) if text.isascii() else len(text.encode("utf-8"))
                 return fast  # type: ignore[return-value]
-        return _fold(self.events(text, token_ids))
+        return _fold(self._text_events(text))
 
-    def _fast_path(self, text: str) -> Delta | None | object:
+    def _fast_path(self, text: str, lex: Lexicon) -> Delta | None | object:
         """The common delta, without events: no character of it can start a live marker, so
         it is all text of the current region. Same result as the general path."""
         if self._prefix or self._deferred is not None:
             return _SLOW
         st = self._st
-        starts = st.text_lex.starts
+        starts = lex.starts
         if starts is not None and starts.search(text) is not None:
             return _SLOW
         region = st.region
         if region is _REASONING or region is _CONTENT:
             strip = self._strip
-            if not self._started[region]:
+            f = 0 if region is _REASONING else 1
+            if not self._started[f]:
                 text = text.lstrip(strip)
                 if not text:
                     return None
-                self._started[region] = True
-            held = self._held_ws[region]
+                self._started[f] = True
+            held = self._held_ws[f]
             if held:
                 text = held + text
             t = text.rstrip(strip)
-            self._held_ws[region] = text[len(t) :]
+            self._held_ws[f] = text[len(t) :]
             if not t:
                 return None
             return Delta(reasoning=t) if region is _REASONING else Delta(content=t)
@@ -195,7 +233,8 @@ class StreamParser:
         if region is _ARGS and call is not None and call.index is not None and call.raw is None:
             codec = call.codec
             if codec.structured:
-                if not codec.in_string or '"' in text or "\\" in text:
+                # text that cannot end the string (``string_stops``: JSON's ``"`` and ``\\``)
+                if not codec.in_string or any(c in text for c in getattr(codec, "string_stops", '"\\')):
                     return _SLOW
             elif not getattr(codec, "in_string_value", False):
                 return _SLOW
@@ -210,16 +249,23 @@ class StreamParser:
 
     def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
         """Like ``feed()``, returning the typed events instead of a folded delta."""
+        return self._text_events(self._accept(text, token_ids))
+
+    def _accept(self, text: str | None, token_ids: Sequence[int] | None) -> str:
+        """Validate one delta and register its ids; returns the text to scan."""
         if self._finished:
             raise StreamError("feed() after finish(): create a new stream per request")
         if token_ids:
             text = self._take_ids(text, token_ids)
         elif text is None:
-            return []
+            return ""
         elif self._decode_ids:
             raise StreamError("this stream detokenizes ids itself: feed token ids without text")
         if not isinstance(text, str):
             raise StreamError(f"text must be a string, not {type(text).__name__}")
+        return text
+
+    def _text_events(self, text: str) -> list[Event]:
         self._out = []
         if text or self._hold:
             self._process(text, final=False)
@@ -238,6 +284,7 @@ class StreamParser:
                 self._end_call()
             else:
                 self._fail_open_call("unfinished: the output ended inside the call")
+        self._header_malformed("")
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         if self._deferred is not None:  # the output ended inside the held reasoning: it is content
@@ -372,6 +419,12 @@ class StreamParser:
                     self._hold = data[keep:]
                 break
             a, b = m.span()
+            if not final and n - a <= lex.longest_prefix and data[a:n] in lex.prefixes:
+                # a complete marker that may still grow into a longer one ("[" of "[ARGS]"): wait
+                if a > pos:
+                    self._text(data[pos:a])
+                self._hold = data[a:]
+                break
             terminal = self._c.terminal_of[m.group()]
             rule = st.rules.get(terminal)
             if rule is None:  # a special token with no entry in this state: text, its id used up here
@@ -387,14 +440,14 @@ class StreamParser:
                     scan = a + 1
                     continue
                 real = True
-            if rule.follow and call is not None:
+            if rule.follow:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data[pos:a])
                     pos = a
-                if call.codec.in_value:
+                if call is None or call.codec.in_value:
                     # inside a value, a closer the output ends with is value text: a cut-off
                     # value never completes a call
-                    verdict = _follows(data, b, n, rule.follow, final, end=False)
+                    verdict = _follows(data, b, n, rule.follow, final, end=call is None)
                     if verdict is None:  # wait for what comes after the marker (its id stays pending)
                         self._hold = data[a:]
                         break
@@ -454,24 +507,35 @@ class StreamParser:
         elif region is _NAME:
             if call is not None:
                 call.name_parts.append(s)
-        elif call is None and s.strip(" \t\r\n"):  # _SKIP outside a call
-            self._field(_CONTENT, s)
+        elif region is _CALL_ID:
+            if call is not None:
+                call.id_parts.append(s)
+        elif region is _HEADER:
+            self._header_text(s)
+        elif call is None:  # _SKIP outside a call: the same text whatever the cuts
+            t = s.rstrip(" \t\r\n")
+            if t:
+                self._field(_CONTENT, self._skip_ws + t)
+                self._skip_ws = s[len(t) :]
+            else:
+                self._skip_ws += s
 
     def _field(self, region: Region, s: str) -> None:
         if region is _REASONING and self._deferred is not None:
             self._deferred.append(s)
             return
         strip = self._strip
-        if not self._started[region]:
+        f = 0 if region is _REASONING else 1
+        if not self._started[f]:
             s = s.lstrip(strip)
             if not s:
                 return
-            self._started[region] = True
-        held = self._held_ws[region]
+            self._started[f] = True
+        held = self._held_ws[f]
         if held:
             s = held + s
         t = s.rstrip(strip)
-        self._held_ws[region] = s[len(t) :]
+        self._held_ws[f] = s[len(t) :]
         if t:
             self._out.append(ReasoningText(t) if region is _REASONING else ContentText(t))
 
@@ -480,8 +544,15 @@ class StreamParser:
     def _apply(self, rule: Rule, terminal: str, marker: str) -> None:
         acts = rule.acts
         call = self._call
-        if call is not None and call.raw is not None and Act.CALL_START not in acts:
+        self._skip_ws = ""
+        if call is not None and call.raw is not None and Act.CALL_START not in acts and Act.HEADER_START not in acts:
             call.raw.append(marker)
+        nxt = rule.next
+        if self._st.region is _HEADER and Act.HEADER_START not in acts and Act.HEADER_END not in acts:
+            if self._c.states[nxt].region is _HEADER:
+                self._header_text(marker)  # a marker inside the header is header text
+            else:
+                self._header_malformed(marker)
         for act in acts:
             if act is Act.REASONING_END:
                 if self._deferred is not None:  # reasoning after all: release what was held
@@ -495,6 +566,13 @@ class StreamParser:
                 if self._call is not None:
                     self._end_call()
                 self._open_call(marker)
+            elif act is Act.CALL_DROP:
+                call = self._call
+                if call is not None and call.index is None:
+                    self._call = None
+                    if "".join(call.name_parts).strip():  # it had a name: not an envelope after all
+                        call.bad = call.bad or "a name before a list of calls"
+                        self._reject(call)
             elif act is Act.NAME_END:
                 self._name_end()
             elif act is Act.ARG_MARKER:
@@ -510,9 +588,48 @@ class StreamParser:
             elif act is Act.CALL_END:
                 if self._call is not None:
                     self._end_call()
-        if self._c.states[rule.next].region is _REASONING and (self._st.region is _CONTENT or self._st.region is _SKIP):
+            elif act is Act.HEADER_START:
+                self._header_malformed("")
+                self._header = [marker]
+            elif act is Act.HEADER_END:
+                nxt = self._header_end(marker, nxt)
+        if self._c.states[nxt].region is _REASONING and (self._st.region is _CONTENT or self._st.region is _SKIP):
             self.reasoning_ended = False  # a new reasoning block opens
-        self._st = self._c.states[rule.next]
+        self._st = self._c.states[nxt]
+
+    def _header_text(self, s: str) -> None:
+        if self._header is None:
+            self._header = []
+        self._header.append(s)
+
+    def _header_malformed(self, marker: str) -> None:
+        """A header that did not end with a HEADER_END marker: its text (markers included) is content."""
+        if self._header is not None:
+            self._field(_CONTENT, "".join(self._header) + marker)
+            self._header = None
+
+    def _header_end(self, marker: str, default: str) -> str:
+        """The header is complete: the spec maps it to the body's state (and a call's name)."""
+        text = "".join(self._header or ())
+        self._header = None
+        route = self._spec.header(text) if self._spec.header is not None else None
+        if route is None:
+            if self._strict:
+                raise MalformedOutputError(
+                    f"malformed message header {text!r}", state=self._st.name, position=self._offset
+                )
+            self._field(_CONTENT, text + marker)
+            return default
+        state, name = route
+        if name is not None:
+            if self._call is not None:
+                self._end_call()
+            self._open_call(text + marker)
+            call = self._call
+            assert call is not None
+            call.name_parts.append(name)
+            self._name_end()
+        return state
 
     def _open_call(self, marker: str) -> None:
         factory = self._spec.codec
@@ -525,9 +642,10 @@ class StreamParser:
         if call is None or call.name is not None:
             return
         raw = "".join(call.name_parts).strip()
-        call_id = None
+        call_id = "".join(call.id_parts).strip() or None
         if self._spec.parse_name is not None and raw:
-            raw, call_id = self._spec.parse_name(raw)
+            raw, parsed_id = self._spec.parse_name(raw)
+            call_id = call_id or parsed_id
         if not raw:
             call.bad = call.bad or "no tool name"
             return
@@ -552,7 +670,7 @@ class StreamParser:
         call.index = index
         call.raw = None
         assert call.name is not None
-        self._out.append(ToolCallStart(index, call.id or self._new_id(index), call.name))
+        self._out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
         if call.args:
             self._out.append(ToolCallArguments(index, "".join(call.args)))
             call.args = []
@@ -573,10 +691,11 @@ class StreamParser:
             call.bad = "invalid arguments"
             if self._strict:
                 self._fail_strict(call)
-        done_rule = self._st.done_rule
+        done_rule = self._st.failed_rule if codec.failed else self._st.done_rule
         if codec.structured and (codec.done or codec.failed) and done_rule is not None and self._call is call:
             # the format ends calls where their JSON ends: a failed JSON ends the call here too
-            # (not a call; what the codec did not consume is scanned again in the next state)
+            # (not a call; what the codec did not consume is scanned again in the next state,
+            # the ARGS_FAILED rule's if the state has one)
             self._apply(done_rule, "", "")
 
     def _args_end(self) -> None:
