@@ -903,6 +903,326 @@ def granite_cases() -> tuple[Book, Book]:
 
 # --------------------------------------------------------------------------------------
 
+# --------------------------------------------------------------------------------------
+# Formats whose template lives only in vLLM's examples/ (or whose format only the parser
+# shows): the calls are spelled exactly as those lines write them (hand-written, not rendered)
+# --------------------------------------------------------------------------------------
+
+VLLM_EX = "vLLM examples/tool_chat_template_{}.jinja"
+
+
+def env(n: str, a: str, *, name_key: str = "name", args_key: str = "arguments") -> str:
+    return '{"' + name_key + '": "' + n + '", "' + args_key + '": ' + a + "}"
+
+
+def standard(
+    fam: Family,
+    *,
+    malformed: tuple[str, str],
+    truncated: tuple[str, str],
+    content_first: bool = True,
+    kept: list[dict[str, Any]] | None = None,
+) -> None:
+    """One call, parallel, unicode + nested, empty then arguments, content before, a malformed
+    call, a truncated one — in the family's spelling — then the common scenarios."""
+    blk = fam.block
+    fam.add(
+        "hand-one-call",
+        "hand: one call",
+        blk([("get_weather", j(PARIS))]),
+        tool_calls=[exp("get_weather", PARIS, j(PARIS))],
+    )
+    fam.add(
+        "hand-parallel",
+        "hand: two calls in one block",
+        blk([("get_weather", j(PARIS)), ("get_time", j(UTC))]),
+        tool_calls=[exp("get_weather", PARIS), exp("get_time", UTC)],
+    )
+    fam.add(
+        "hand-unicode-nested",
+        "hand: non-ASCII kept as written; nested objects and arrays",
+        blk([("get_weather", j(UNICODE)), ("book_flight", j(NESTED))]),
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
+    fam.add(
+        "hand-empty-then-args",
+        "hand: an empty-argument call, then one with arguments (vLLM #47901)",
+        blk([("get_random_joke", "{}"), ("get_time", j(UTC))]),
+        tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
+    )
+    if content_first:
+        fam.add(
+            "hand-content-before",
+            "hand: content, then the block",
+            "Let me check." + blk([("get_weather", j(PARIS))]),
+            content="Let me check.",
+            tool_calls=[exp("get_weather", PARIS)],
+        )
+    out, content = malformed
+    fam.add("hand-malformed-invalid-json", "hand: a call whose JSON is invalid", out, content=content, tool_calls=kept)
+    out, content = truncated
+    fam.add("hand-truncated", "hand: cut inside a call", out, content=content, truncated=True, tool_calls=kept)
+    fam.common()
+
+
+def list_family(
+    path: str,
+    fmt: str,
+    prefix: str,
+    start: str,
+    end: str,
+    source: str,
+    *,
+    sep: str = ", ",
+    codec: Callable[[str, str], str] = env,
+    inner: str | None = None,
+    tokenizer: str | None = None,
+    lead: str = "[",
+    tail: str = "]",
+) -> Book:
+    """A list format: ``start + lead + entries + tail + end``."""
+    b = Book(path, None, fmt)
+
+    def block(calls: list[tuple[str, str]]) -> str:
+        return start + lead + sep.join(codec(n, a) for n, a in calls) + tail + end
+
+    fam = Family(b, prefix, block, tokenizer=tokenizer, source=source, inner_marker=inner or end or start)
+    good = codec("get_time", j(UTC))
+    bad = codec("search", '{"query": weather}')
+    standard(
+        fam,
+        malformed=(start + lead + good + sep + bad + tail + end, bad),
+        truncated=(
+            start + lead + good + sep + codec("search", '{"query": "wea').rstrip("}"),
+            codec("search", '{"query": "wea').rstrip("}"),
+        ),
+        kept=[exp("get_time", UTC)],
+    )
+    return b
+
+
+def more_cases() -> tuple[Book, ...]:
+    books: list[Book] = []
+
+    # granite-20b-fc: '<function_call> ' + {'name': …, 'arguments': …}|tojson per call
+    b = Book("granite/granite-20b-fc.jsonl", None, "granite-20b-fc")
+    fam = Family(
+        b,
+        "g20",
+        lambda calls: "".join("<function_call> " + env(n, a) for n, a in calls),
+        tokenizer=None,
+        source=VLLM_EX.format("granite_20b_fc") + " spelling",
+        inner_marker="<function_call>",
+    )
+    bad = '<function_call> {"name": "get_time", "arguments": {timezone}}'
+    standard(
+        fam,
+        malformed=(bad + " sorry", bad + " sorry"),
+        truncated=(
+            '<function_call> {"name": "get_time", "arguments": {"timezone": "U',
+            '<function_call> {"name": "get_time", "arguments": {"timezone": "U',
+        ),
+    )
+    books.append(b)
+
+    # internlm: "<|action_start|><|plugin|>\n" + '{"name": "…", "arguments": …}' + "<|action_end|>"
+    b = Book("internlm/internlm.jsonl", None, "internlm")
+    fam = Family(
+        b,
+        "ilm",
+        lambda calls: "".join(f"<|action_start|><|plugin|>\n{env(n, a)}<|action_end|>" for n, a in calls),
+        tokenizer=None,
+        source=VLLM_EX.format("internlm2_tool") + " spelling",
+        inner_marker="<|action_end|>",
+    )
+    bad = '<|action_start|><|plugin|>\n{"name": "get_time", "arguments": {"timezone": UTC}}<|action_end|>'
+    standard(
+        fam,
+        malformed=(bad, bad),
+        truncated=('<|action_start|><|plugin|>\n{"name": "get_ti', '<|action_start|><|plugin|>\n{"name": "get_ti'),
+    )
+    fam.add(
+        "hand-arguments-as-string",
+        "hand: arguments given as a JSON string (the template's |string of a string)",
+        '<|action_start|><|plugin|>\n{"name": "get_time", "arguments": "{\\"timezone\\": \\"UTC\\"}"}<|action_end|>',
+        tool_calls=[exp("get_time", UTC, '{"timezone": "UTC"}')],
+    )
+    books.append(b)
+
+    books.append(
+        list_family(
+            "jamba/jamba.jsonl",
+            "jamba",
+            "jb",
+            "<tool_calls>",
+            "</tool_calls>",
+            "vLLM jamba parser spelling: <tool_calls> + JSON list + </tool_calls>",
+        )
+    )
+    books.append(
+        list_family(
+            "hunyuan_a13b/hunyuan_a13b.jsonl",
+            "hunyuan_a13b",
+            "hy",
+            "<tool_calls>",
+            "</tool_calls>",
+            VLLM_EX.format("hunyuan_a13b") + " spelling",
+        )
+    )
+    books.append(
+        list_family(
+            "minimax/minimax.jsonl",
+            "minimax",
+            "mm1",
+            "<tool_calls>",
+            "</tool_calls>",
+            VLLM_EX.format("minimax_m1") + " spelling (one object per line)",
+            sep="\n",
+            lead="\n",
+            tail="\n",
+        )
+    )
+    books.append(
+        list_family(
+            "phi4_mini_json/phi4_mini_json.jsonl",
+            "phi4_mini_json",
+            "phi",
+            "functools",
+            "",
+            VLLM_EX.format("phi4_mini") + " system-prompt spelling: functools[…], no closer",
+            inner="functools[",
+        )
+    )
+    books.append(
+        list_family(
+            "apertus/apertus.jsonl",
+            "apertus",
+            "ap",
+            "<|tools_prefix|>",
+            "<|tools_suffix|>",
+            VLLM_EX.format("apertus") + ' spelling: {"NAME": arguments}',
+            codec=lambda n, a: '{"' + n + '": ' + a + "}",
+        )
+    )
+    for fmt in ("cohere_command3", "cohere_command4"):
+        books.append(
+            list_family(
+                f"{fmt}/{fmt}.jsonl",
+                fmt,
+                fmt.replace("cohere_command", "co"),
+                "<|START_ACTION|>",
+                "<|END_ACTION|>",
+                "transformers Cohere chat-parsing test spelling",
+                sep=",\n    ",
+                lead="[\n    ",
+                tail="\n]",
+                codec=lambda n, a: '{"tool_call_id": "0", "tool_name": "' + n + '", "parameters": ' + a + "}",
+            )
+        )
+
+    # Hermes-style blocks with their own tags
+    for fmt, prefix, start, end, src in (
+        (
+            "longcat",
+            "lc",
+            "<longcat_tool_call>",
+            "</longcat_tool_call>",
+            "vLLM longcat parser (Hermes with LongCat tags)",
+        ),
+        ("ernie45", "er", "<tool_call>", "</tool_call>", "vLLM ernie45 parser docstring spelling"),
+    ):
+        b = Book(f"{fmt}/{fmt}.jsonl", None, fmt)
+        fam = Family(
+            b,
+            prefix,
+            lambda calls, s=start, e=end: "\n".join(f"{s}\n{env(n, a)}\n{e}" for n, a in calls),
+            tokenizer=None,
+            source=src,
+            inner_marker=end,
+        )
+        bad = f'{start}\n{{"name": "get_time", "arguments": {{"timezone": UTC}}}}\n{end}'
+        standard(fam, malformed=(bad, bad), truncated=(f'{start}\n{{"name": "get_ti', f'{start}\n{{"name": "get_ti'))
+        books.append(b)
+
+    # gigachat3: content<|message_sep|>function call<|role_sep|>\n{json}; one call per message
+    b = Book("gigachat3/gigachat3.jsonl", None, "gigachat3")
+    fam = Family(
+        b,
+        "gc3",
+        lambda calls: "".join(f"function call<|role_sep|>\n{env(n, a)}" for n, a in calls),
+        tokenizer=None,
+        source="vLLM gigachat3 parser spelling",
+        inner_marker="<|role_sep|>",
+    )
+    fam.add(
+        "hand-content-then-call",
+        "hand: content, <|message_sep|>, then the call",
+        "Let me check.<|message_sep|>function call<|role_sep|>\n" + env("get_weather", j(UNICODE)),
+        content="Let me check.",
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE))],
+    )
+    bad = 'function call<|role_sep|>\n{"name": "get_time", "arguments": {timezone}}'
+    standard(
+        fam,
+        malformed=(bad, bad),
+        content_first=False,
+        truncated=(
+            'function call<|role_sep|>\n{"name": "get_time", "argu',
+            'function call<|role_sep|>\n{"name": "get_time", "argu',
+        ),
+    )
+    books.append(b)
+
+    # xlam: bare list, ```json fence, [TOOL_CALLS], <tool_call> … </tool_call>
+    b = Book("xlam/xlam.jsonl", None, "xlam")
+    fam = Family(
+        b,
+        "xl",
+        lambda calls: "[" + ", ".join(env(n, a) for n, a in calls) + "]",
+        tokenizer=None,
+        source=VLLM_EX.format("xlam_llama") + " spelling (a bare JSON list)",
+        inner_marker="]",
+    )
+    good, bad = env("get_time", j(UTC)), env("search", '{"query": weather}')
+    standard(
+        fam,
+        malformed=("[" + good + ", " + bad + "]", bad),
+        content_first=False,
+        kept=[exp("get_time", UTC)],
+        truncated=("[" + good + ', {"name": "search", "argu', '{"name": "search", "argu'),
+    )
+    one = env("get_weather", j(PARIS))
+    for slug, out, content in (
+        ("fenced", f"Sure.\n```json\n[{one}]\n```\nDone.", joined("Sure.\n", "\nDone.")),
+        ("tool-calls-marker", f"[TOOL_CALLS][{one}]", None),
+        ("tool-call-tags", f"<tool_call>[{one}]</tool_call>", None),
+        ("indented-list", f"[\n    {one}\n]", None),
+    ):
+        fam.add(
+            f"hand-{slug}",
+            f"hand: the list {slug.replace('-', ' ')} (vLLM xlam json_code_block_patterns)",
+            out,
+            content=content,
+            tool_calls=[exp("get_weather", PARIS)],
+        )
+    fam.add(
+        "hand-brackets-in-prose",
+        "hand: brackets in prose are content",
+        "See [1] and [{x}]; done.",
+        content="See [1] and [{x}]; done.",
+    )
+    fam.add(
+        "hand-unknown-name-is-content",
+        "hand: a list entry whose name is not a tool of the request is content, "
+        "with the '[{' that opened it (the call's own marker); the list goes on",
+        "[" + env("delete_everything", "{}") + ", " + env("get_time", j(UTC)) + "]",
+        content="[" + env("delete_everything", "{}"),
+        tool_calls=[exp("get_time", UTC)],
+    )
+    books.append(b)
+    return tuple(books)
+
+
 BOOKS: list[Callable[[], Any]] = [
     llama3_cases,
     llama4_cases,
@@ -910,6 +1230,7 @@ BOOKS: list[Callable[[], Any]] = [
     kimi_cases,
     deepseek_v3_cases,
     granite_cases,
+    more_cases,
 ]
 
 

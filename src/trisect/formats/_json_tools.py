@@ -79,14 +79,17 @@ def listed(
     *,
     codec: CodecFactory,
     special: frozenset[str] = frozenset(),
+    start_opens_list: bool = False,
     models: tuple[str, ...],
     reference: str,
     **extra: Any,
 ) -> FormatSpec:
-    """``START [{envelope}, {envelope}] END``; ``end=None``: the list ends at ``]``.
+    """``START [{envelope}, {envelope}] END``; ``end=None``: the list ends at ``]``;
+    ``start_opens_list``: the start marker ends with the ``[`` (``functools[``).
 
     Objects may also follow each other without brackets or commas (MiniMax-M1 writes one per
-    line); whitespace between them is formatting."""
+    line); whitespace between them is formatting. ``special`` names the terminals
+    (``LIST_START``, ``LIST_END``) that are special tokens of the family's vocabulary."""
     terminals: dict[str, tuple[str, ...]] = {
         "LIST_START": start,
         "OPEN_BRACKET": ("[",),
@@ -96,7 +99,7 @@ def listed(
     }
     after_list = "LIST_CLOSED" if end is not None else CONTENT
     rows: list[tuple] = [
-        (CONTENT, "LIST_START", "LIST_OPEN", ()),
+        (CONTENT, "LIST_START", "LIST" if start_opens_list else "LIST_OPEN", ()),
         ("LIST_OPEN", "OPEN_BRACKET", "LIST", ()),
         ("LIST_OPEN", "OPEN_BRACE", "ITEM", (Act.CALL_START, Act.ARG_MARKER)),
         ("LIST", "OPEN_BRACE", "ITEM", (Act.CALL_START, Act.ARG_MARKER)),
@@ -119,10 +122,14 @@ def listed(
         rows += [
             (CONTENT, "LIST_END", CONTENT, ()),  # a stray closer is absorbed
             ("LIST_CLOSED", "LIST_END", CONTENT, ()),
-            ("LIST_OPEN", "LIST_END", CONTENT, ()),
             ("LIST", "LIST_END", CONTENT, ()),
             ("LIST_NEXT", "LIST_END", CONTENT, ()),  # no ``]``, or objects without a list
         ]
+    if start_opens_list:
+        del regions["LIST_OPEN"], terminals["OPEN_BRACKET"]
+        rows = [row for row in rows if row[0] != "LIST_OPEN"]
+    elif end is not None:
+        rows.append(("LIST_OPEN", "LIST_END", CONTENT, ()))
     return FormatSpec(
         name=name,
         kind="tools",

@@ -53,17 +53,17 @@ FORMATS = [
             "CALL_END": ("<|tool_call_end|>",),
         },
         special=frozenset({"SECTION_BEGIN", "SECTION_END", "CALL_BEGIN", "ARG_BEGIN", "CALL_END"}),
-        regions={CONTENT: Region.CONTENT, "SECTION": Region.SKIP, "HEADER": Region.NAME, "ARGS": Region.ARGS},
+        regions={CONTENT: Region.CONTENT, "SECTION": Region.SKIP, "CALL_HEADER": Region.NAME, "ARGS": Region.ARGS},
         table=rules(
             (CONTENT, "SECTION_BEGIN", "SECTION", ()),
-            (CONTENT, "CALL_BEGIN", "HEADER", (Act.CALL_START,)),  # a call without its section
+            (CONTENT, "CALL_BEGIN", "CALL_HEADER", (Act.CALL_START,)),  # a call without its section
             (CONTENT, "SECTION_END", CONTENT, ()),  # a stray closer is absorbed
-            ("SECTION", "CALL_BEGIN", "HEADER", (Act.CALL_START,)),
+            ("SECTION", "CALL_BEGIN", "CALL_HEADER", (Act.CALL_START,)),
             ("SECTION", "SECTION_END", CONTENT, ()),
-            ("HEADER", "ARG_BEGIN", "ARGS", (Act.NAME_END,)),
+            ("CALL_HEADER", "ARG_BEGIN", "ARGS", (Act.NAME_END,)),
             ("ARGS", "CALL_END", "SECTION", (Act.CALL_END,)),
             ("ARGS", "SECTION_END", CONTENT, (Act.CALL_END,)),  # <|tool_call_end|> left out
-            ("ARGS", "CALL_BEGIN", "HEADER", (Act.CALL_START,)),
+            ("ARGS", "CALL_BEGIN", "CALL_HEADER", (Act.CALL_START,)),
         ),
         codec=JsonArgsCodec,
         parse_name=_split_header,

@@ -1,0 +1,35 @@
+"""GigaChat 3 tool calls: ``function call<|role_sep|>`` then one JSON envelope.
+
+Wire format (vLLM's GigaChat3 parser: content ends at ``<|message_sep|>``, the call follows)::
+
+    Let me check.<|message_sep|>function call<|role_sep|>
+    {"name": "get_weather", "arguments": {"location": "Paris"}}
+
+One call per message; it ends where its JSON ends. ``<|message_sep|>`` is dropped. A call
+whose JSON is invalid is content, ``function call<|role_sep|>`` included.
+
+Reference: vLLM ``gigachat3`` tool parser (``function call<\\|role_sep\\|>\\n(.*)``,
+``^(.*?)<\\|message_sep\\|>`` for the content).
+"""
+
+from __future__ import annotations
+
+from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
+from ._json_tools import envelope
+
+FORMATS = [
+    FormatSpec(
+        name="gigachat3",
+        kind="tools",
+        terminals={"CALL_START": ("function call<|role_sep|>",), "MESSAGE_SEP": ("<|message_sep|>",)},
+        regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS},
+        table=rules(
+            (CONTENT, "MESSAGE_SEP", CONTENT, ()),
+            (CONTENT, "CALL_START", "CALL", (Act.CALL_START,)),
+            ("CALL", ARGS_DONE, CONTENT, (Act.CALL_END,)),
+        ),
+        codec=envelope(),
+        models=("GigaChat3-702B-A36B-preview", "GigaChat3-10B-A1.8B"),
+        reference="vLLM gigachat3 tool parser",
+    ),
+]
