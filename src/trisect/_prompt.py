@@ -8,6 +8,9 @@ comes after the last start and after the last turn marker (Qwen3 with thinking o
 ``<think>\\n\\n</think>\\n\\n``; DeepSeek V3.1 non-thinking renders ``</think>``). Earlier turns'
 reasoning blocks never decide, because a turn marker follows them.
 
+Markers that are not single tokens of the vocabulary (Granite's, OLMo 3's) are found in the
+prompt's text; given only ids, trisect decodes them for that.
+
 Cost: one reverse search per marker over the prompt (text) or one pass over its ids.
 """
 
@@ -64,8 +67,18 @@ def prompt_verdict(
                     continue
                 break  # the last marker of any kind decides
             return _verdict(start, end, turn)
+    if prompt_text is None and prompt_token_ids is not None and vocab is not None:
+        prompt_text = _decode(prompt_token_ids, vocab)  # markers that are text, not single tokens
     if prompt_text is not None:
         return _verdict(
             _last_text(prompt_text, starts), _last_text(prompt_text, ends), _last_text(prompt_text, spec.turn_markers)
         )
     return None
+
+
+def _decode(token_ids: Sequence[int], vocab: Vocab) -> str:
+    parts: list[bytes] = []
+    for t in token_ids:
+        added = vocab.added_text(t)
+        parts.append(added.encode("utf-8") if added is not None else vocab.token_bytes(t))
+    return b"".join(parts).decode("utf-8", errors="replace")

@@ -192,8 +192,12 @@ class ReasoningTracker:
                     if was_counted:
                         self.reasoning_tokens = max(0, self.reasoning_tokens - 1)
             self._mark(kind)
-        self._tail = ""
+        # what follows the last marker in this token may begin the next one ('></' in '<think></think>')
+        rest = tail[found[-1][0] :]
+        self._tail = rest
         self._recent.clear()
+        if rest:
+            self._recent.append((len(rest), False))
 
     def _remember(self, tail: str, chars: int, counted: bool) -> None:
         self._recent.append((chars, counted))

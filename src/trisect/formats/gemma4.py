@@ -6,7 +6,7 @@ Wire format::
     REASONING<channel|>CONTENT
 
 The output starts in content; ``<|channel>`` opens a channel header and the channel name
-``thought`` (with the newline after it) is dropped, so reasoning begins after it. A header
+``thought`` (with the newline after it, in every block) is dropped, so reasoning begins after it. A header
 other than ``thought`` is content. ``<channel|>`` ends the block; a stray one in content is
 absorbed. ``enable_thinking`` (default true) decides whether the model is asked to think, not
 the initial state: thinking is opted into by the channel. ``<|channel>`` / ``<channel|>`` are
@@ -26,7 +26,7 @@ FORMATS = [
     FormatSpec(
         name="gemma4",
         kind="reasoning",
-        terminals={"THINK_START": ("<|channel>",), "THINK_END": ("<channel|>",), "THOUGHT": ("thought",)},
+        terminals={"THINK_START": ("<|channel>",), "THINK_END": ("<channel|>",), "THOUGHT": ("thought\n", "thought")},
         special=frozenset({"THINK_START", "THINK_END"}),
         regions={CONTENT: Region.CONTENT, HEADER: Region.SKIP, REASONING: Region.REASONING},
         table=rules(

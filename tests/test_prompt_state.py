@@ -1,0 +1,111 @@
+"""The rendered prompt decides where the output starts: real chat templates rendered with jinja2
+(``add_generation_prompt=True``, thinking on and off, single- and multi-turn), passed as
+``prompt_text`` and as ``prompt_token_ids`` (the family's tokenizer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from support import tokenizers
+from support.render_reasoning import render_mutable
+from trisect import Parser
+
+USER = {"role": "user", "content": "What's the weather like in Paris today?"}
+HISTORY = [
+    {"role": "user", "content": "Hi!"},
+    {"role": "assistant", "content": "Hello! How can I help?", "reasoning_content": "A greeting; greet back."},
+    USER,
+]
+DS = {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"}
+R = "REASONING"
+C = "CONTENT"
+
+# (reasoning format, tokenizer, template, template kwargs, request switches, expected initial state)
+ROWS: list[tuple[str, str, str, dict[str, Any], dict[str, Any], str]] = [
+    # Qwen3: thinking on leaves the prompt undecided (the switch decides), off closes the block
+    ("qwen3", "qwen3", "Qwen-Qwen3-0.6B.jinja", {}, {}, R),
+    ("qwen3", "qwen3", "Qwen-Qwen3-0.6B.jinja", {"enable_thinking": False}, {"enable_thinking": True}, C),
+    ("mimo", "qwen3", "Qwen-Qwen3-0.6B.jinja", {"enable_thinking": False}, {}, C),
+    ("nemotron_v3", "nemotron_v3", "Qwen-Qwen3-0.6B.jinja", {"enable_thinking": False}, {}, C),
+    # QwQ pre-fills '<think>\n' with enable_thinking: the prompt wins over a switch that says off
+    ("qwen3", "qwen3", "Qwen-QwQ-32B.jinja", {"enable_thinking": True}, {"enable_thinking": False}, R),
+    ("deepseek_r1", "qwen3", "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", {"enable_thinking": True}, {}, R),
+    ("deepseek_r1", "qwen3", "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", {}, {}, C),
+    ("deepseek_r1", "deepseek_v3", "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja", {}, {}, R),
+    # DeepSeek V3.1 / V3.2: '<think>' vs '<think></think>' at the end of the prompt
+    ("deepseek_v3", "deepseek_v3", "deepseek-ai-DeepSeek-V3.1.jinja", {"thinking": True}, {}, R),
+    ("deepseek_v3", "deepseek_v3", "deepseek-ai-DeepSeek-V3.1.jinja", {}, {"thinking": True}, C),
+    ("holo2", "deepseek_v3", "deepseek-ai-DeepSeek-V3.1.jinja", {"thinking": False}, {}, C),
+    ("deepseek_v3", "deepseek_v3", "deepseek-ai-DeepSeek-V3.2.jinja", {"thinking": True}, {}, R),
+    ("deepseek_v4", "deepseek_v3", "deepseek-ai-DeepSeek-V3.2.jinja", {"thinking": False}, {}, C),
+    # GLM-4.6: thinking on leaves '<|assistant|>' (the switch, default on, decides); off closes
+    ("glm45", "glm", "GLM-4.6.jinja", {}, {}, R),
+    ("glm45", "glm", "GLM-4.6.jinja", {"enable_thinking": False}, {}, C),
+    # GLM-4.7: '<|assistant|><think>' or '<|assistant|></think>'
+    ("glm47", "glm", "GLM-4.7-Flash.jinja", {}, {"enable_thinking": False}, R),
+    ("glm47", "glm", "GLM-4.7-Flash.jinja", {"enable_thinking": False}, {"enable_thinking": True}, C),
+    ("ling3", "glm", "GLM-4.7-Flash.jinja", {"enable_thinking": False}, {}, C),
+    # Kimi K2 Thinking: the prompt ends at the assistant header; earlier '<think></think>' pairs
+    # of the history never decide, the switch does
+    ("kimi_k2", "kimi_k2", "Kimi-K2-Thinking.jinja", {}, {}, R),
+    ("kimi_k2", "kimi_k2", "Kimi-K2-Thinking.jinja", {}, {"thinking": False}, C),
+    # MiniMax-M2 always opens the block in the prompt
+    ("minimax_m2", "minimax", "MiniMax-M2.jinja", {}, {}, R),
+    # Ministral-3 Reasoning: the system prompt holds '[THINK]…[/THINK]'; the prompt ends '[/INST]'
+    ("mistral", "magistral", "mistralai-Ministral-3-14B-Reasoning-2512.jinja", {}, {}, C),
+    # Granite 3.3 with thinking: the system prompt asks for thoughts; the output opens the block
+    ("granite", "granite3", "ibm-granite-granite-3.3-2B-Instruct.jinja", {"thinking": True}, {"thinking": True}, C),
+]
+
+
+def _prompt(template: str, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> str:
+    return render_mutable(template, messages, add_generation_prompt=True, **DS, **kwargs)
+
+
+@pytest.mark.parametrize("turns", ["single", "multi"])
+@pytest.mark.parametrize(("fmt", "tok", "template", "kwargs", "switches", "want"), ROWS)
+def test_prompt_decides_the_initial_state(
+    fmt: str, tok: str, template: str, kwargs: dict, switches: dict, want: str, turns: str
+) -> None:
+    messages = [USER] if turns == "single" else HISTORY
+    prompt = _prompt(template, messages, kwargs)
+    options: dict[str, Any] = {"chat_template_kwargs": switches}
+    text_only = Parser(fmt)
+    assert text_only.stream(prompt_text=prompt, **options).state == want
+    with_ids = Parser(fmt, tokenizer=tokenizers.load(tok))
+    ids = tokenizers.encode(tok, prompt)
+    assert with_ids.stream(prompt_token_ids=ids, **options).state == want
+    # the token view reads the same ids the same way: prompt + nothing generated yet
+    assert with_ids.is_reasoning_end(ids, **options) == (want != R)
+    assert with_ids.is_reasoning_end([], prompt_token_ids=ids, **options) == (want != R)
+
+
+def test_multi_turn_history_really_holds_earlier_blocks() -> None:
+    """The multi-turn rows are meaningful: these templates keep earlier think pairs in the prompt."""
+    glm = _prompt("GLM-4.7-Flash.jinja", HISTORY, {"clear_thinking": False})
+    assert "<think>A greeting; greet back.</think>" in glm
+    assert Parser("glm47").stream(prompt_text=glm, chat_template_kwargs={"enable_thinking": False}).state == R
+    kimi = _prompt("Kimi-K2-Thinking.jinja", HISTORY, {})
+    assert "<think></think>Hello!" in kimi
+    ministral = _prompt("mistralai-Ministral-3-14B-Reasoning-2512.jinja", HISTORY, {})
+    assert "[THINK]" in ministral and "[/THINK]" in ministral
+
+
+def test_prompt_open_then_output() -> None:
+    """A rendered prompt that opens the block makes the first generated token reasoning."""
+    prompt = _prompt("deepseek-ai-DeepSeek-V3.2.jinja", [USER], {"thinking": True})
+    msg = Parser("deepseek_v3").parse("Let me think.</think>Sunny.", prompt_text=prompt)
+    assert (msg.reasoning, msg.content) == ("Let me think.", "Sunny.")
+    msg = Parser("deepseek_v3").parse("Sunny.", prompt_text=_prompt("deepseek-ai-DeepSeek-V3.2.jinja", [USER], {}))
+    assert (msg.reasoning, msg.content) == (None, "Sunny.")
+
+
+def test_text_markers_given_as_ids_are_decoded() -> None:
+    tok = tokenizers.load("olmo3")
+    p = Parser("olmo3", tokenizer=tok)
+    ids = tokenizers.encode("olmo3", "<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert p.stream(prompt_token_ids=ids).state == C
+    ids = tokenizers.encode("olmo3", "<|im_start|>assistant\n<think>\n")
+    assert p.stream(prompt_token_ids=ids, chat_template_kwargs={"enable_thinking": False}).state == R

@@ -1,0 +1,205 @@
+"""The token view (``Parser.is_reasoning_end`` / ``reasoning_tracker`` / ``content_token_ids`` /
+``count_reasoning_tokens``) against the text view, on every case with a reasoning format and a
+tokenizer, and on the multi-turn, nested and stray-marker shapes the text view never sees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import tokenizers
+from trisect import Parser, RequestError
+from trisect.testing import Case
+
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+
+
+def _reasoning_cases() -> list[tuple[str, dict]]:
+    out = []
+    for path in sorted(CASES_DIR.glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                data = json.loads(line)
+                if data.get("reasoning") and data.get("tokenizer"):
+                    out.append((f"{path.parent.name}/{path.stem}:{data['id']}", data))
+    return out
+
+
+CASES = _reasoning_cases()
+
+
+def _ends(values: list[bool]) -> list[int]:
+    """Indexes where a view turns from 'reasoning' to 'ended'."""
+    return [k for k in range(1, len(values)) if values[k] and not values[k - 1]]
+
+
+@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
+    case = Case.from_dict(data, tokenizers.load)
+    ids = case.ids()
+    assert ids is not None
+    parser = case.parser(with_tokenizer=True)
+    request = case.request()
+    stream = parser.stream(**request)
+    tracker = parser.reasoning_tracker(**request)
+    text_view = [stream.reasoning_ended]
+    token_view = [tracker.ended]
+    for token_id in ids:
+        stream.feed(None, [token_id])
+        text_view.append(stream.reasoning_ended)
+        token_view.append(tracker.feed([token_id]))
+    assert text_view[0] == token_view[0], "initial state"
+    assert _ends(token_view) == _ends(text_view), (text_view, token_view)
+    assert token_view[-1] == text_view[-1]
+    # the whole-sequence call agrees with the streaming one at every prefix
+    for k in range(len(ids) + 1):
+        assert parser.is_reasoning_end(ids[:k], **request) == token_view[k], k
+    count = parser.count_reasoning_tokens(ids, **request)
+    assert 0 <= count <= len(ids)
+    content_ids = parser.content_token_ids(ids, **request)
+    assert content_ids == (ids[len(ids) - len(content_ids) :] if content_ids else [])
+
+
+ISSUE_3_FORMATS = {
+    "deepseek_r1", "deepseek_v3", "holo2", "deepseek_v4", "deepseek_v41", "qwen3", "mimo", "seed_oss", "nemotron_v3",
+    "glm45", "glm47", "ling3", "kimi_k2", "minimax_m2", "minimax_m2_append_think", "mistral", "gemma4", "granite",
+    "ernie45", "hunyuan_a13b", "hy_v3", "olmo3", "step3", "step3p5", "cohere_command3", "cohere_command4", "identity",
+}  # fmt: skip
+
+
+def test_there_is_a_case_with_a_tokenizer_for_every_reasoning_format() -> None:
+    names = {d["reasoning"] for _, d in CASES}
+    assert ISSUE_3_FORMATS <= names
+
+
+# ---------------------------------------------------------------------- targeted
+
+
+def _qwen() -> Parser:
+    return Parser("qwen3", tokenizer=tokenizers.load("qwen3"))
+
+
+def enc(text: str) -> list[int]:
+    return tokenizers.encode("qwen3", text)
+
+
+def test_needs_a_tokenizer() -> None:
+    with pytest.raises(RequestError):
+        Parser("qwen3").is_reasoning_end([1, 2, 3])
+
+
+def test_multi_turn_prompt_with_earlier_think_pairs() -> None:
+    p = _qwen()
+    history = (
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\nold\n</think>\n\nHello!<|im_end|>\n"
+        "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n"
+    )
+    # the earlier pair is closed, but a new turn began: thinking (default on) is open again
+    assert p.is_reasoning_end(enc(history)) is False
+    assert p.is_reasoning_end(enc(history), chat_template_kwargs={"enable_thinking": False}) is True
+    assert p.is_reasoning_end(enc(history + "<think>\nnew")) is False
+    assert p.is_reasoning_end(enc(history + "<think>\nnew</think>\n\nSunny")) is True
+    # the same history pre-filling '<think>\n' with thinking switched off: the prompt decides
+    assert p.is_reasoning_end(enc(history + "<think>\n"), chat_template_kwargs={"enable_thinking": False}) is False
+    tracker = p.reasoning_tracker()
+    assert tracker.feed(enc(history)) is False
+    assert tracker.feed(enc("<think>\nabc")) is False
+    assert tracker.feed(enc("</think>")) is True
+    assert tracker.feed(enc("\n\nanswer")) is True
+
+
+def test_output_only_uses_the_request_and_the_prompt() -> None:
+    p = _qwen()
+    out = enc("just an answer")
+    assert p.is_reasoning_end(out) is False  # thinking on by default: still thinking
+    assert p.is_reasoning_end(out, chat_template_kwargs={"enable_thinking": False}) is True
+    closed = enc("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert p.is_reasoning_end(out, prompt_token_ids=closed) is True
+    assert p.content_token_ids(out, prompt_token_ids=closed) == out
+    assert p.content_token_ids(out) == []
+
+
+def test_content_ids_and_count() -> None:
+    p = _qwen()
+    r, c = "Think about it.", "Done."
+    ids = enc(f"<think>{r}</think>{c}")
+    assert p.count_reasoning_tokens(ids) == len(enc(r))
+    assert p.content_token_ids(ids) == enc(c)
+    # the prompt pre-filled the start marker
+    ids = enc(f"{r}</think>{c}")
+    assert p.count_reasoning_tokens(ids) == len(enc(r))
+    assert p.content_token_ids(ids) == enc(c)
+
+
+def test_nested_and_stray_markers_never_count_negative() -> None:
+    p = _qwen()
+    a = enc("a")
+    assert p.count_reasoning_tokens(enc("<think><think>a</think></think>x")) == len(a)
+    off = {"chat_template_kwargs": {"enable_thinking": False}}
+    assert p.count_reasoning_tokens(enc("</think></think></think>x"), **off) == 0
+    assert p.count_reasoning_tokens(enc("</think></think>x")) == 0
+    assert p.count_reasoning_tokens(enc("<think></think>")) == 0
+    # the duplicate end marker is absorbed: content starts after the first one
+    ids = enc("<think>a</think>b</think>c")
+    assert p.content_token_ids(ids) == enc("b</think>c")
+    assert p.is_reasoning_end(ids) is True
+
+
+def test_think_in_content_is_text_unless_the_format_opens_blocks_there() -> None:
+    p = _qwen()
+    ids = enc("<think>a</think>b<think>c")
+    assert p.is_reasoning_end(ids) is True  # qwen3: '<think>' in content is text
+    assert p.count_reasoning_tokens(ids) == len(enc("a"))
+    kimi = Parser("kimi_k2", tokenizer=tokenizers.load("kimi_k2"))
+    ids = tokenizers.encode("kimi_k2", "<think>a</think>b<think>c")
+    assert kimi.is_reasoning_end(ids) is False  # kimi: a block may open in content
+    assert kimi.reasoning_tracker().feed(ids) is False
+
+
+def test_marker_written_with_ordinary_tokens_is_not_a_marker() -> None:
+    p = _qwen()
+    ids = enc("<think>see ") + tokenizers.encode_ordinary("qwen3", "</think>") + enc(" here")
+    assert p.is_reasoning_end(ids) is False
+    assert p.count_reasoning_tokens(ids) == len(ids) - 1
+
+
+def test_text_markers_are_matched_in_decoded_text() -> None:
+    g = Parser("granite", tokenizer=tokenizers.load("granite3"))
+    r, c = "Paris is sunny.", "Sunny."
+    ids = tokenizers.encode("granite3", f"Here's my thought process:\n{r}\nHere's my response:\n{c}")
+    tracker = g.reasoning_tracker()
+    values = [tracker.feed([t]) for t in ids]
+    assert values[-1] is True and values.count(False) > 0
+    assert g.is_reasoning_end(ids) is True
+    n = g.count_reasoning_tokens(ids)
+    assert 0 < n <= len(tokenizers.encode("granite3", f"\n{r}\n")) + 1
+    content = tokenizers.decode("granite3", g.content_token_ids(ids))
+    assert content.strip() == c
+
+
+def test_tool_marker_that_ends_reasoning() -> None:
+    kimi = Parser("kimi_k2", tokenizer=tokenizers.load("kimi_k2"))
+    ids = tokenizers.encode("kimi_k2", "<think>need a tool<|tool_calls_section_begin|><|tool_call_begin|>x")
+    assert kimi.is_reasoning_end(ids) is True
+    assert kimi.count_reasoning_tokens(ids) == len(tokenizers.encode("kimi_k2", "need a tool"))
+
+
+def test_streaming_cost_is_per_new_id() -> None:
+    """Feeding ids one by one to a tracker never rescans: a 100x longer stream costs ~100x."""
+    import time
+
+    p = _qwen()
+    unit = enc("<think>" + "word " * 50)
+
+    def run(n: int) -> float:
+        tracker = p.reasoning_tracker()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            for t in unit:
+                tracker.feed((t,))
+        return time.perf_counter() - t0
+
+    small, big = run(20), run(2000)
+    assert big < small * 100 * 5
