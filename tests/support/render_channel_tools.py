@@ -367,8 +367,7 @@ def harmony_book(reasoning: str | None, path: str) -> Book:
     )
     out = (
         "<|channel|>analysis<|message|>Call it.<|end|>"
-        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>"
-        + a1
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>" + a1
     )
     b.add(
         p + "call-without-call-token",
@@ -868,6 +867,220 @@ def lfm2_book() -> Book:
 
 
 # ======================================================================================
+# Kimi K3 XTML and Inkling: FORMATS.md only
+# ======================================================================================
+
+K3_SRC = "FORMATS.md kimi_k3 (XTML, vLLM KimiK3ToolParser): hand-written in the catalogued wire format"
+PYTHON = tool("python", "Run Python code.", {"code": {"type": "string"}}, ["code"])
+K3_TOOLS = [*TOOLS, PYTHON]
+
+
+def k3_arg(key: str, value: str, typ: str = "string") -> str:
+    return f'<|open|>argument key="{key}" type="{typ}"<|sep|>{value}<|close|>argument<|sep|>'
+
+
+def k3_call(name: str, index: int, *args: str) -> str:
+    return f'<|open|>call tool="{name}" index="{index}"<|sep|>' + "".join(args) + "<|close|>call<|sep|>"
+
+
+def k3_tools(*calls: str, sep: str = "") -> str:
+    return "<|open|>tools<|sep|>" + sep + sep.join(calls) + sep + "<|close|>tools<|sep|>"
+
+
+def kimi_k3_book() -> Book:
+    b = Book("kimi_k3/kimi_k3.jsonl", None, "kimi_k3")
+    kw: dict[str, Any] = {"tools": K3_TOOLS, "tokenizer": None}
+    out = k3_tools(k3_call("python", 1, k3_arg("code", "print(1)")))
+    b.add(
+        "k3-catalogue-example",
+        K3_SRC + " (the catalogue's own example)",
+        out,
+        tool_calls=[call("python", {"code": "print(1)"})],
+        **kw,
+    )
+    out = (
+        "Let me check.\n"
+        + k3_tools(
+            k3_call("get_weather", 1, k3_arg("location", "Paris")),
+            k3_call("get_time", 2, k3_arg("timezone", "Europe/Paris")),
+            sep="\n",
+        )
+        + "\nBoth requested."
+    )
+    b.add(
+        "k3-parallel-content-around",
+        K3_SRC,
+        out,
+        content=joined("Let me check.\n", "\nBoth requested."),
+        tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})],
+        **kw,
+    )
+    typed = [
+        k3_arg("count", "3", "integer"),
+        k3_arg("ratio", "0.25", "number"),
+        k3_arg("enabled", "true", "boolean"),
+        k3_arg("options", '{"a": [1, 2], "b": null}', "object"),
+        k3_arg("tags", '["x", "y"]', "array"),
+        k3_arg("note", "null", "null"),
+        k3_arg("label", '  raw text, "quotes" and\nnewlines kept  '),
+        k3_arg("level", "two", "integer"),
+    ]
+    b.add(
+        "k3-schema-types",
+        K3_SRC + ': type="string" raw, other types JSON (invalid JSON stays a string)',
+        k3_tools(k3_call("configure", 1, *typed)),
+        tool_calls=[
+            call(
+                "configure",
+                {
+                    "count": 3,
+                    "ratio": 0.25,
+                    "enabled": True,
+                    "options": {"a": [1, 2], "b": None},
+                    "tags": ["x", "y"],
+                    "note": None,
+                    "label": '  raw text, "quotes" and\nnewlines kept  ',
+                    "level": "two",
+                },
+            )
+        ],
+        **kw,
+    )
+    out = k3_tools(
+        k3_call(
+            "write_file",
+            1,
+            k3_arg("path", "a&amp;b.txt"),
+            '<|open|>argument key="content" type="string"<|sep|>x &amp; y<|close|>argument<|sep|>',
+        )
+    )
+    out = out.replace('key="path"', 'key="pa&quot;th"')
+    b.add(
+        "k3-attribute-unescaping",
+        K3_SRC + ": attribute values are HTML-unescaped, string values are raw",
+        out,
+        tool_calls=[call("write_file", {'pa"th': "a&amp;b.txt", "content": "x &amp; y"})],
+        **kw,
+    )
+    value = "line <|close|>argument<|sep|> mid-line\n<|sep|> and <|open|>argument here"
+    b.add(
+        "k3-marker-text-in-value",
+        K3_SRC + ": element markers inside a raw value that the structure does not follow are value text",
+        k3_tools(k3_call("write_file", 1, k3_arg("path", "x.txt"), k3_arg("content", value))),
+        tool_calls=[call("write_file", {"path": "x.txt", "content": value})],
+        **kw,
+    )
+    b.add(
+        "k3-no-arguments",
+        K3_SRC,
+        k3_tools(k3_call("get_random_joke", 1)),
+        tool_calls=[call("get_random_joke", {})],
+        **kw,
+    )
+    bad = '<|open|>call tool="python" index="1"<|sep|>' + k3_arg("code", "print(1)") + "<|close|>tools<|sep|>"
+    b.add(
+        "k3-malformed-no-call-close",
+        K3_SRC + ": a call counts only with <|close|>call<|sep|>",
+        "<|open|>tools<|sep|>" + bad,
+        content=bad,
+        **kw,
+    )
+    bad = '<|open|>call index="1"<|sep|>' + k3_arg("code", "print(1)") + "<|close|>call<|sep|>"
+    b.add(
+        "k3-malformed-no-tool-attribute",
+        K3_SRC + ": a call without a tool name is content",
+        "<|open|>tools<|sep|>" + bad + "<|close|>tools<|sep|>",
+        content=bad,
+        **kw,
+    )
+    return b
+
+
+INK_SRC = "FORMATS.md inkling (vLLM InklingParser): hand-written in the catalogued wire format"
+
+
+def ink_msg(kind: str, body: str) -> str:
+    return f"<|message_model|><|content_{kind}|>{body}<|end_message|>"
+
+
+def inkling_book(reasoning: str | None, path: str) -> Book:
+    b = Book(path, reasoning, "inkling")
+    p = "ink-" if reasoning else "ink-tools-only-"
+    kw: dict[str, Any] = {"tools": TOOLS, "tokenizer": None}
+    first = "<|content_thinking|>The user wants the weather.<|end_message|>"
+    env = '{"name": "get_weather", "args": {"location": "Paris", "unit": "celsius"}}'
+    b.add(
+        p + "think-call-text",
+        INK_SRC + ": prompt ends with <|message_model|>",
+        first + ink_msg("invoke_tool_json", env) + ink_msg("text", "Checking the weather."),
+        reasoning="The user wants the weather.",
+        content="Checking the weather.",
+        tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})],
+        **kw,
+    )
+    env2 = '{"name": "get_time", "args": {"timezone": "Europe/Paris"}}'
+    b.add(
+        p + "parallel",
+        INK_SRC,
+        first + ink_msg("invoke_tool_json", env) + ink_msg("invoke_tool_json", env2),
+        reasoning="The user wants the weather.",
+        tool_calls=[
+            call("get_weather", {"location": "Paris", "unit": "celsius"}),
+            call("get_time", {"timezone": "Europe/Paris"}),
+        ],
+        **kw,
+    )
+    typed = {
+        "count": 3,
+        "ratio": 0.5,
+        "enabled": False,
+        "options": {"k": [1, None]},
+        "tags": [],
+        "note": None,
+        "label": 'Zürich "q"\n',
+        "mode": "safe",
+        "level": 3,
+        "nothing": None,
+    }
+    b.add(
+        p + "schema-types",
+        INK_SRC,
+        "<|content_invoke_tool_json|>"
+        + json.dumps({"name": "configure", "args": typed}, ensure_ascii=False)
+        + "<|end_message|>",
+        tool_calls=[call("configure", typed)],
+        **kw,
+    )
+    marker = {"path": "m.txt", "content": "<|end_message|><|message_model|><|content_text|>not a message"}
+    b.add(
+        p + "marker-text-in-value",
+        INK_SRC + ": markers inside a JSON string are string text",
+        "<|content_invoke_tool_json|>" + json.dumps({"name": "write_file", "args": marker}) + "<|end_message|>",
+        tool_calls=[call("write_file", marker)],
+        **kw,
+    )
+    b.add(
+        p + "prompt-opened-thinking",
+        INK_SRC + ": the prompt ends inside a thinking message",
+        "Still thinking.<|end_message|>" + ink_msg("text", "Answer."),
+        reasoning="Still thinking.",
+        content="Answer.",
+        options={"prompt_text": "<|message_model|><|content_thinking|>"},
+        **kw,
+    )
+    b.add(p + "text-only", INK_SRC, "<|content_text|>Hello there.<|end_message|>", content="Hello there.", **kw)
+    bad = '<|content_invoke_tool_json|>{"name": "get_weather", args: {}}<|end_message|>'
+    b.add(
+        p + "malformed-invalid-json",
+        INK_SRC + ": an invalid envelope is content",
+        bad + ink_msg("text", " Sorry."),
+        content=joined(bad, " Sorry."),
+        **kw,
+    )
+    return b
+
+
+# ======================================================================================
 
 BOOKS = [
     lambda: harmony_book("openai_gptoss", "openai/openai.jsonl"),
@@ -877,6 +1090,9 @@ BOOKS = [
     lambda: olmo3_book(None, "olmo3/olmo3.jsonl"),
     lambda: olmo3_book("olmo3", "olmo3/olmo3_think.jsonl"),
     lfm2_book,
+    kimi_k3_book,
+    lambda: inkling_book("inkling", "inkling/inkling.jsonl"),
+    lambda: inkling_book(None, "inkling/inkling_tools_only.jsonl"),
 ]
 
 

@@ -1,0 +1,91 @@
+"""Inkling: a turn of messages, each ``<|message_model|>`` + a content-type marker + body + ``<|end_message|>``.
+
+Wire format (the only source is the catalogue, FORMATS.md ``inkling``; no chat template,
+tokenizer or model output of Inkling was available)::
+
+    <|content_thinking|>REASONING<|end_message|>
+    <|message_model|><|content_text|>CONTENT<|end_message|>
+    <|message_model|><|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Paris"}}<|end_message|>
+
+The prompt ends with ``<|message_model|>``, so the output begins at the first message's
+content-type marker (``initial``: the message header; a prompt ending in
+``<|content_thinking|>`` or ``<|content_text|>`` starts inside that body instead, read from
+``prompt_text``). ``<|content_thinking|>`` bodies are reasoning, ``<|content_text|>`` bodies
+content, ``<|content_invoke_tool_json|>`` bodies one tool call as a JSON envelope with ``name``
+and ``args`` (``arguments`` / ``parameters`` accepted too); text messages may follow tool
+messages. The JSON decides where a call ends (a marker inside a JSON string is string text);
+an envelope that is not valid is content, markers included. Without the tool format a
+tool message is text. The markers are matched as text (vLLM keeps Inkling on its text
+grammar: ``token_id_terminals={}``).
+
+Reference: FORMATS.md ``inkling`` (vLLM InklingParser / InklingEngineToolParser); unverified
+against a primary source.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from .._request import Request
+from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..codecs import JsonEnvelopeCodec
+
+MESSAGE = "<|message_model|>"
+THINKING = "<|content_thinking|>"
+TEXT = "<|content_text|>"
+INVOKE = "<|content_invoke_tool_json|>"
+END = "<|end_message|>"
+HEADER = "MESSAGE_HEADER"
+BETWEEN = "BETWEEN"
+
+TERMINALS = {"MESSAGE": (MESSAGE,), "THINKING": (THINKING,), "TEXT": (TEXT,), "END": (END,)}
+
+
+def _from_prompt(request: Request) -> str:
+    """the message header, or the body the prompt's last marker opened (``prompt_text``)"""
+    tail = (request.prompt_text or "").rstrip()
+    if tail.endswith(THINKING):
+        return REASONING
+    if tail.endswith(TEXT):
+        return CONTENT
+    return HEADER
+
+
+_GRAMMAR = [
+    (HEADER, "THINKING", REASONING, ()),
+    (HEADER, "TEXT", CONTENT, ()),
+    (HEADER, "MESSAGE", HEADER, ()),
+    *[(body, "END", BETWEEN, ()) for body in (REASONING, CONTENT)],
+    *[(state, "MESSAGE", HEADER, ()) for state in (REASONING, CONTENT, BETWEEN)],
+]
+_REGIONS = {HEADER: Region.SKIP, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
+_COMMON = {
+    "initial": _from_prompt,
+    "models": ("Inkling",),
+    "reference": "FORMATS.md inkling (vLLM InklingParser); no primary source available",
+}
+
+FORMATS = [
+    FormatSpec(
+        name="inkling",
+        kind="reasoning",
+        terminals=TERMINALS,
+        regions=_REGIONS,
+        table=rules(*_GRAMMAR),
+        **_COMMON,  # type: ignore[arg-type]
+    ),
+    FormatSpec(
+        name="inkling",
+        kind="tools",
+        terminals={**TERMINALS, "INVOKE": (INVOKE,)},
+        regions={**_REGIONS, "CALL": Region.ARGS},
+        table=rules(
+            *_GRAMMAR,
+            (HEADER, "INVOKE", "CALL", (Act.CALL_START,)),
+            ("CALL", "END", BETWEEN, (Act.CALL_END,)),
+            ("CALL", "MESSAGE", HEADER, (Act.CALL_END,)),
+        ),
+        codec=partial(JsonEnvelopeCodec, args_keys=("args", "arguments", "parameters")),
+        **_COMMON,  # type: ignore[arg-type]
+    ),
+]
