@@ -53,8 +53,10 @@ from support.render_cases import (  # noqa: E402
     Book,
     call,
     check,
+    coder_turn,
     joined,
     render,
+    tool,
 )
 
 TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
@@ -639,6 +641,146 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
 
 
 # --------------------------------------------------------------------------------------
+# The <function=…> grammar in other wrappers: Seed-OSS, Step-3.5
+# --------------------------------------------------------------------------------------
+
+
+def function_writer(start: str, end: str) -> Callable[[Calls], str]:
+    """Calls in the Qwen3-Coder.jinja spelling inside the family's wrapper."""
+
+    def write(calls: Calls) -> str:
+        return "\n".join(
+            f"{start}\n<function={name}>\n"
+            + "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v, _ in ps)
+            + f"</function>\n{end}"
+            for name, ps in calls
+        )
+
+    return write
+
+
+def function_xml_cases(
+    tag: str, fmt: str, start: str, end: str, *, reasoning: str, think: tuple[str, str], tokenizer: str | None
+) -> Callable[[], Book]:
+    write = function_writer(start, end)
+    open_, close = think
+
+    def make() -> Book:
+        def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+            block = write(as_calls(calls))
+            return f"{open_}{r or ''}{close}" + content + ("\n\n" if content and block else "") + block
+
+        if start == "<tool_call>":  # the writer is the Qwen3-Coder template's spelling
+            rendered = coder_turn("Hi.", [(c["name"], c["arguments"]) for c in (PARIS, TOKYO_TIME)], tools=TOOLS)
+            assert rendered == "Hi.\n\n" + write(as_calls([PARIS, TOKYO_TIME])), rendered
+        f = Family(
+            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer=tokenizer,
+            write=write, turn=turn,
+            source=f"written in the Qwen3-Coder.jinja spelling with the {fmt} wrappers and reasoning markers "
+            "(FORMATS.md; no template staged)",
+            value_close="</parameter>", call_close=end, tool_start=start, validates=False,
+            think_open=open_ if fmt == "seed_oss" else None, tool_start_special=tokenizer is not None,
+            prefix=f"{open_}{close}",
+        )
+        b = f.book()
+        standard(b, f)
+
+        def add(id: str, source: str, output: str, **kw: Any) -> None:
+            b.add(f"{tag}-{id}", "hand-written; " + source, f.prefix + output, tools=TOOLS, tokenizer=tokenizer, **kw)
+
+        out = write(as_calls([PARIS, TOKYO_TIME])).replace(f"{end}\n{start}", start)
+        add("missing-close-between-calls", f"'{end}' missing before the next '{start}' (Qwen3-Coder recovery)", out,
+            tool_calls=[PARIS, TOKYO_TIME])
+        out = write(as_calls([PARIS])).replace("</function>\n", "")
+        add("missing-function-close", f"'</function>' missing: '{end}' closes the call", out, tool_calls=[PARIS])
+        return b
+
+    return make
+
+
+# --------------------------------------------------------------------------------------
+# Step-3 (steptml) and MuseGlimmer (ATEM)
+# --------------------------------------------------------------------------------------
+
+
+def step3_write(calls: Calls) -> str:
+    body = "".join(
+        f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+        + "".join(f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v, _ in ps)
+        + "</steptml:invoke><｜tool_call_end｜>"
+        for name, ps in calls
+    )
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
+def step3_cases() -> Book:
+    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        return f"{r or ''}</think>{content}" + (step3_write(as_calls(calls)) if calls else "")
+
+    f = Family(
+        tag="step3", path="step3/step3.jsonl", tools_format="step3", reasoning="step3", tokenizer="step3",
+        write=step3_write, turn=turn,
+        source="written in the FORMATS.md step3 spelling (recorded from memory; no template staged)",
+        value_close="</steptml:parameter>", call_close="</steptml:invoke>", tool_start="<｜tool_calls_begin｜>",
+        validates=False, prefix="</think>",
+        rejected=staticmethod(  # type: ignore[arg-type]
+            lambda out: joined(out.replace("<｜tool_calls_begin｜>", "").replace("<｜tool_calls_end｜>", ""))
+        ),
+    )
+    b = f.book()
+    standard(b, f)
+
+    def add(id: str, source: str, output: str, **kw: Any) -> None:
+        b.add(f"step3-{id}", "hand-written; " + source, "</think>" + output, tools=TOOLS, tokenizer="step3", **kw)
+
+    out = step3_write(as_calls([PARIS, TOKYO_TIME]))
+    add(
+        "missing-call-end",
+        "'<｜tool_call_end｜>' missing before the next call",
+        out.replace("<｜tool_call_end｜><｜tool_call_begin｜>", "<｜tool_call_begin｜>"),
+        tool_calls=[PARIS, TOKYO_TIME],
+    )
+    add("missing-invoke-end", "'</steptml:invoke>' missing before '<｜tool_call_end｜>'",
+        out.replace("</steptml:invoke>", ""), tool_calls=[PARIS, TOKYO_TIME])
+    add("single-quoted-names", "names and keys in single quotes", out.replace('"', "'"), tool_calls=[PARIS, TOKYO_TIME])
+    return b
+
+
+WEATHER_DOTTED = tool(
+    "weather.get", "Weather by city (a dotted name).", {"city": {"type": "string"}, "days": {"type": "integer"}}
+)
+
+
+def muse_cases() -> Book:
+    write = dsml_writer("atem:", "function_calls")
+
+    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        return content + (write(as_calls(calls)) if calls else "")
+
+    close = "</atem:function_calls>"
+    f = Family(
+        tag="muse", path="muse_glimmer/muse_glimmer.jsonl", tools_format="muse_glimmer", reasoning=None,
+        tokenizer=None, write=write, turn=turn,
+        source="written in the FORMATS.md ATEM spelling, laid out as the DSML template (no template staged)",
+        value_close="</atem:parameter>", call_close="</atem:invoke>", tool_start="<atem:function_calls>",
+        validates=False, rejected=staticmethod(lambda out: joined(out.replace("\n" + close, ""))),  # type: ignore[arg-type]
+    )
+    b = f.book()
+    standard(b, f)
+    out = "Checking." + write([("weather.get", [("city", "Paris", True), ("days", "3", False)])])
+    b.add(
+        "muse-dotted-name",
+        "hand-written; the FORMATS.md example name 'weather.get'",
+        out,
+        content="Checking.",
+        tool_calls=[call("weather.get", {"city": "Paris", "days": 3})],
+        tools=[*TOOLS, WEATHER_DOTTED],
+        tokenizer=None,
+    )
+    return b
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -651,6 +793,16 @@ BOOKS: list[Callable[[], Book]] = [
     dsml_cases("dsv32", "deepseek_v32", "｜DSML｜", "function_calls", "deepseek_v3"),
     dsml_cases("dsv4", "deepseek_v4", "｜DSML｜", "tool_calls", "deepseek_v4"),
     dsml_cases("dsv41", "deepseek_v41", "｜DSML｜ ", "calls", "deepseek_v41"),
+    function_xml_cases(
+        "seed", "seed_oss", "<seed:tool_call>", "</seed:tool_call>", reasoning="seed_oss",
+        think=("<seed:think>", "</seed:think>"), tokenizer="seed_oss",
+    ),
+    function_xml_cases(
+        "step3p5", "step3p5", "<tool_call>", "</tool_call>", reasoning="step3p5", think=("", "</think>\n"),
+        tokenizer=None,
+    ),
+    step3_cases,
+    muse_cases,
 ]
 
 
