@@ -1190,7 +1190,116 @@ def identity_cases() -> Book:
     return b
 
 
-BOOKS: list[Callable[[], Book]] = [*(lambda f=f: family_book(f) for f in FAMILIES), identity_cases, append_think_cases]
+def combined_book(fmt: str, tools_format: str, tokenizer: str) -> Book:
+    """Reasoning with the family's tool format: calls rendered by the family's template after
+    reasoning, and the same call opened while still thinking (the tool marker ends reasoning)."""
+    b = Book(f"{fmt}/reasoning-{tools_format}.jsonl", fmt, tools_format)
+    call = [{"name": "get_weather", "arguments": {"location": "Paris"}}]
+    tc = [{"type": "function", "function": {"name": "get_weather", "arguments": {"location": "Paris"}}}]
+    p = f"{fmt}+{tools_format}"
+    if fmt in ("glm45", "glm47"):
+        template = "GLM-4.6.jinja" if fmt == "glm45" else "GLM-4.7-Flash.jinja"
+        msg = {"role": "assistant", "content": "", "reasoning_content": R, "tool_calls": tc}
+        gen, _ = round_trip(template, [USER], msg, eot="", tools=[GET_WEATHER])
+        block = gen[gen.index("<tool_call>") :]
+        head = "\n<think>" if fmt == "glm45" else ""
+        unterminated = f"{head}{R}\n{block}"
+    elif fmt == "kimi_k2":
+        template = "Kimi-K2-Thinking.jinja"
+        msg = {"role": "assistant", "content": "", "reasoning_content": R, "tool_calls": tc}
+        gen, _ = round_trip(template, [USER], msg, eot="<|im_end|>", tools=[GET_WEATHER])
+        block = gen[gen.index("<|tool_calls_section_begin|>") :]
+        unterminated = f"<think>{R}{block}"
+    elif fmt == "mistral":
+        template = "mistralai-Ministral-3-14B-Reasoning-2512.jinja"
+        msg = {"role": "assistant", "content": [{"type": "thinking", "thinking": R}], "tool_calls": tc}
+        gen, _ = round_trip(template, [USER], msg, eot="</s>", bos_token="<s>", eos_token="</s>")
+        block = gen[gen.index("[TOOL_CALLS]") :]
+        unterminated = f"[THINK]{R}{block}"
+    elif fmt == "minimax_m2":
+        template = "MiniMax-M2.jinja"
+        msg = {"role": "assistant", "content": "", "reasoning_content": R, "tool_calls": tc}
+        gen, _ = round_trip(template, [USER], msg, eot="[e~[\n", tools=[GET_WEATHER])
+        block = gen[gen.index("<minimax:tool_call>") :]
+        unterminated = None  # minimax_m2 reasoning ends only at '</think>'
+    else:  # deepseek_v3 + deepseek_v32: the V3.2 template, thinking on
+        template = "deepseek-ai-DeepSeek-V3.2.jinja"
+        msg = {"role": "assistant", "content": "", "reasoning_content": R, "tool_calls": tc}
+        gen, _ = round_trip(
+            template,
+            [USER],
+            msg,
+            eot="<｜end▁of▁sentence｜>",
+            tools=[GET_WEATHER],
+            thinking=True,
+            bos_token="<｜begin▁of▁sentence｜>",
+            eos_token="<｜end▁of▁sentence｜>",
+        )
+        block = gen[gen.index("<｜DSML｜function_calls>") :]
+        unterminated = None
+    opts = {"chat_template_kwargs": {"thinking": True}} if fmt == "deepseek_v3" else {}
+    b.add(
+        f"{p}-rt-reasoning-then-call",
+        f"{template} round trip: reasoning, then a call",
+        gen,
+        reasoning=R,
+        tool_calls=call,
+        tools=[GET_WEATHER],
+        tokenizer=tokenizer,
+        options=opts,
+    )
+    b.add(
+        f"{p}-rt-multibyte-reasoning-then-call",
+        f"{template} spelling with multi-byte reasoning",
+        gen.replace(R, R_MB),
+        reasoning=R_MB,
+        tool_calls=call,
+        tools=[GET_WEATHER],
+        tokenizer=tokenizer,
+        options=opts,
+    )
+    if unterminated is not None:
+        b.add(
+            f"{p}-call-while-thinking",
+            f"from the {template} spelling: the call starts before the end marker; "
+            "the tool marker ends reasoning and opens the call",
+            unterminated,
+            reasoning=R,
+            tool_calls=call,
+            tools=[GET_WEATHER],
+            tokenizer=tokenizer,
+        )
+    if fmt in ("kimi_k2", "minimax_m2"):  # a section wrapper before the call: the tool format's own cases
+        return b
+    b.add(
+        f"{p}-truncated-in-call",
+        f"from the {template} spelling: cut inside the call: not a call, its text is content",
+        gen[: gen.index(block) + len(block) // 2],
+        reasoning=R,
+        content=block[: len(block) // 2].strip(),
+        tools=[GET_WEATHER],
+        tokenizer=tokenizer,
+        options=opts,
+        truncated=True,
+    )
+    return b
+
+
+COMBINED = [
+    ("glm45", "glm45", "glm"),
+    ("glm47", "glm47", "glm"),
+    ("kimi_k2", "kimi_k2", "kimi_k2"),
+    ("mistral", "mistral", "magistral"),
+    ("minimax_m2", "minimax_m2", "minimax"),
+    ("deepseek_v3", "deepseek_v32", "deepseek_v3"),
+]
+
+BOOKS: list[Callable[[], Book]] = [
+    *(lambda c=c: combined_book(*c) for c in COMBINED),
+    *(lambda f=f: family_book(f) for f in FAMILIES),
+    identity_cases,
+    append_think_cases,
+]
 
 
 def build() -> dict[Path, str]:
