@@ -19,7 +19,7 @@ from ._request import Request, make_request
 from ._spec import CONTENT, REASONING, FormatSpec, combine
 from ._stream import StreamParser
 from ._tokenizer import Vocab
-from ._tokenview import ReasoningTracker, TokenView
+from ._tokenview import EngineTracker, ReasoningTracker, TokenView
 from .formats import all_formats, reasoning_format, tool_format
 
 
@@ -44,6 +44,7 @@ class Parser:
         self.tools = tools
         self._vocab = Vocab(tokenizer) if tokenizer is not None else None
         self._compiled: CompiledFormat = compile_format(_combined(reasoning, tools), self._vocab)
+        self._token_views: dict[int, tuple[CompiledFormat, TokenView]] = {}  # id(compiled) -> its view
 
     @property
     def spec(self) -> FormatSpec:
@@ -145,10 +146,10 @@ class Parser:
             raise RequestError("the token view needs a tokenizer: Parser(..., tokenizer=...)")
         request = make_request(options)
         compiled = self._compiled_for(request)
-        views = self.__dict__.setdefault("_token_views", {})
-        view = views.get(id(compiled))
-        if view is None:
-            view = views[id(compiled)] = TokenView(compiled, self._vocab)
+        entry = self._token_views.get(id(compiled))
+        if entry is None or entry[0] is not compiled:  # the entry keeps `compiled` alive: ids stay unique
+            entry = self._token_views[id(compiled)] = (compiled, TokenView(compiled, self._vocab))
+        view = entry[1]
         default = compiled.spec.initial(request) if REASONING in compiled.states else CONTENT
         return view, self.initial_state(request), default
 
@@ -156,11 +157,15 @@ class Parser:
         """Has reasoning ended in ``token_ids`` (the output so far, or prompt + output)? The
         latest block wins; options as for ``parse()`` decide where the output starts."""
         view, initial, default = self._token_view(options)
+        if view.needs_engine:
+            return self.reasoning_tracker(**options).feed(token_ids)
         return view.is_reasoning_end(token_ids, initial, default)
 
-    def reasoning_tracker(self, **options: Any) -> ReasoningTracker:
+    def reasoning_tracker(self, **options: Any) -> ReasoningTracker | EngineTracker:
         """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
         view, initial, default = self._token_view(options)
+        if view.needs_engine:
+            return EngineTracker(self.stream(**options), view.spec.regions)
         return view.tracker(initial, default)
 
     def content_token_ids(self, token_ids: Sequence[int], **options: Any) -> list[int]:

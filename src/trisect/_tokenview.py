@@ -26,6 +26,10 @@ Reasoning tokens are the ids strictly inside a block, markers excluded (for a te
 every token that carries a byte of it); stray and nested markers only ever move the state, so
 the count never goes negative.
 
+Channel formats (gpt-oss Harmony) decide reasoning from header text rather than from markers;
+for them the token view is the engine's own stream fed the ids (``EngineTracker``), so the two
+views agree by construction.
+
 Cost: ``ReasoningTracker.feed`` is O(new ids) (one set lookup per id; text-marker formats also
 decode the new ids and search a tail no longer than the longest marker). ``is_reasoning_end``
 scans backwards from the end and stops at the last deciding marker (ids-only formats).
@@ -35,10 +39,11 @@ from __future__ import annotations
 
 import codecs
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ._compile import CompiledFormat
 from ._spec import CONTENT, REASONING, Act, Region
+from ._stream import StreamParser
 from ._tokenizer import Vocab
 
 _IN = 0  # in reasoning
@@ -82,6 +87,9 @@ class TokenView:
                 self.kinds.setdefault(token_id, _TURN_MARK)
         self.text_markers = text_markers
         self.longest = max((len(m) for m in text_markers), default=0)
+        # channel formats (Harmony) decide reasoning from header text, not from markers: their
+        # token view runs the engine itself on the ids (``EngineTracker``)
+        self.needs_engine = spec.header is not None
 
     def tracker(self, initial: str, default: str) -> ReasoningTracker:
         return ReasoningTracker(self, initial, default)
@@ -228,3 +236,34 @@ def _find_markers(text: str, new_from: int, markers: dict[str, str]) -> list[tup
         if end > new_from:
             hits.append((end, marker, markers[marker]))
         pos = end
+
+
+class EngineTracker:
+    """The token view of a channel format: the engine's own stream fed ids alone (it detokenizes
+    them; still O(new ids)). Same surface as ``ReasoningTracker``."""
+
+    def __init__(self, stream: StreamParser, regions: Mapping[str, Region]) -> None:
+        self._stream = stream
+        self._regions = regions
+        self.position = 0
+        self.reasoning_tokens = 0
+        self.content_start: int | None = None if not stream.reasoning_ended else 0
+
+    @property
+    def ended(self) -> bool:
+        return self._stream.reasoning_ended
+
+    def feed(self, token_ids: Iterable[int]) -> bool:
+        stream = self._stream
+        for token_id in token_ids:
+            was_ended = stream.reasoning_ended
+            in_block = self._regions[stream.state] is Region.REASONING
+            stream.feed(None, (token_id,))
+            if in_block and self._regions[stream.state] is Region.REASONING:
+                self.reasoning_tokens += 1
+            self.position += 1
+            if stream.reasoning_ended and not was_ended:
+                self.content_start = self.position
+            elif not stream.reasoning_ended:
+                self.content_start = None
+        return stream.reasoning_ended
