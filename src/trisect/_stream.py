@@ -43,8 +43,8 @@ Rules, all formats alike:
   off the name by ``FormatSpec.parse_name``), else ``Request.id_factory``, else the family's
   ``FormatSpec.call_id`` style, else ``call_`` + random.
 * Reasoning ends once per block: ``reasoning_ended`` turns true (one ``ReasoningEnd``) at the
-  block's end marker, and false again where a transition from content (or an envelope) opens
-  a new block (formats whose reasoning is opted into by a marker: Mistral ``[THINK]``, Gemma
+  block's end marker, and false again where a transition from content (or an envelope, or a
+  message header) opens a new block (formats whose reasoning is opted into by a marker: Mistral ``[THINK]``, Gemma
   4 channels, Granite). ``FormatSpec.content_prefix`` is content before the output's first
   text. With ``FormatSpec.reasoning_fallback`` (Nemotron), a stream that starts in reasoning
   holds that reasoning until it ends; if the output ends first, the held text is content.
@@ -93,6 +93,7 @@ _CALL_ID = Region.CALL_ID
 _ARGS = Region.ARGS
 _SKIP = Region.SKIP
 _HEADER = Region.HEADER
+_OPENS_REASONING = (_CONTENT, _SKIP, _HEADER)  # a transition from these into reasoning opens a new block
 
 
 _SLOW = object()  # the fast path declines
@@ -355,8 +356,9 @@ class StreamParser:
         return False
 
     def _next_special(self, data: str, pos: int, end: int) -> tuple[int, int, str] | None:
-        """Span and terminal of the next real special-token marker in data[pos:end]."""
-        lex = self._st.text_lex
+        """Span and terminal of the next real special-token marker in data[pos:end], live in
+        this state or not (inside a JSON string any special token is string text)."""
+        lex = self._st.ids_lex or self._st.text_lex
         if lex.pattern is None:
             return None
         special = self._c.special
@@ -593,7 +595,7 @@ class StreamParser:
                 self._header = [marker]
             elif act is Act.HEADER_END:
                 nxt = self._header_end(marker, nxt)
-        if self._c.states[nxt].region is _REASONING and (self._st.region is _CONTENT or self._st.region is _SKIP):
+        if self._c.states[nxt].region is _REASONING and self._st.region in _OPENS_REASONING:
             self.reasoning_ended = False  # a new reasoning block opens
         self._st = self._c.states[nxt]
 

@@ -19,6 +19,7 @@ of calls (``[TOOL_CALLS][`` … ``]``, ``<|tool_call|>[``) are envelope and neve
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -124,6 +125,19 @@ class Family:
         kw.setdefault("tokenizer", self.tok)
         self.b.add(f"{self.p}-{slug}", f"{how} ({self.src})", output, **kw)
 
+    def mention(self, ordinary: Callable[[str], list[int]]) -> None:
+        """The family's own call block, written by the model as ordinary tokens (prose quoting
+        the format): with ids it is content; as text alone it would be a call (``ids_only``)."""
+        out = "The format looks like " + self.block([("get_time", j(UTC))]) + " in a reply."
+        self.add(
+            "hand-ids-markers-as-ordinary-tokens",
+            "hand: the markers spelled with ordinary tokens are text",
+            out,
+            content=out,
+            token_ids=ordinary(out),
+            ids_only=True,
+        )
+
     def common(self) -> None:
         blk = self.block
         paris = exp("get_weather", PARIS)
@@ -183,6 +197,16 @@ class Family:
             "It is sunny in Paris, 21 °C.",
             content="It is sunny in Paris, 21 °C.",
         )
+
+
+def ordinary_for(name: str) -> Callable[[str], list[int]]:
+    """Token ids of a text with every marker spelled as ordinary tokens, for tokenizer ``name``."""
+    if name == "deepseek_v3":
+        return lambda text: tk.encode_ordinary(name, text)
+    if name == "mistral":
+        return lambda text: list(tk.load("mistral").sp.encode(text))
+    module = importlib.import_module(f"support.tok_{name}")
+    return lambda text: module.load_ordinary().encode(text, add_special_tokens=False).ids
 
 
 # --------------------------------------------------------------------------------------
@@ -441,7 +465,9 @@ def mistral_cases() -> Book:
         inner_marker="[TOOL_CALLS]",
         inner_ids=v3_ids,
     )
-    v11 = Family(b, "mi-v11", v11_block, tokenizer=None, source=f"{DEVSTRAL} spelling", inner_marker="[ARGS]")
+    v11 = Family(
+        b, "mi-v11", v11_block, tokenizer="magistral_v11", source=f"{DEVSTRAL} spelling", inner_marker="[ARGS]"
+    )
 
     out = rt(NEMO, [tc("get_weather", PARIS, id="a1B2c3D4e")])
     v3.add(
@@ -514,6 +540,7 @@ def mistral_cases() -> Book:
         truncated=True,
     )
     v3.common()
+    v3.mention(ordinary_for("mistral"))
 
     out = rt(DEVSTRAL, [tc("get_weather", PARIS), tc("get_time", UTC)])
     v11.add(
@@ -565,6 +592,7 @@ def mistral_cases() -> Book:
         truncated=True,
     )
     v11.common()
+    v11.mention(ordinary_for("magistral_v11"))
     return b
 
 
@@ -585,7 +613,7 @@ def kimi_cases() -> Book:
         )
         return f"<|tool_calls_section_begin|>{body}<|tool_calls_section_end|>"
 
-    fam = Family(b, "k2", block, tokenizer=None, source=f"{KIMI} spelling", inner_marker="<|tool_call_end|>")
+    fam = Family(b, "k2", block, tokenizer="kimi_k2", source=f"{KIMI} spelling", inner_marker="<|tool_call_end|>")
 
     # The template appends to a list (``tool_response_queue.ids.append``), which the immutable
     # sandbox of render_cases refuses; render it in a mutable sandbox with the same settings.
@@ -670,6 +698,7 @@ def kimi_cases() -> Book:
         truncated=True,
     )
     fam.common()
+    fam.mention(ordinary_for("kimi_k2"))
     return b
 
 
@@ -757,6 +786,7 @@ def deepseek_v3_cases() -> Book:
         truncated=True,
     )
     fam.common()
+    fam.mention(ordinary_for("deepseek_v3"))
 
     b31 = Book("deepseek_v3/deepseek_v31.jsonl", None, "deepseek_v31")
     f31 = Family(
@@ -808,6 +838,7 @@ def deepseek_v3_cases() -> Book:
         truncated=True,
     )
     f31.common()
+    f31.mention(ordinary_for("deepseek_v3"))
     return b, b31
 
 
@@ -826,7 +857,7 @@ def granite_cases() -> tuple[Book, Book]:
         lambda calls: (
             "<|tool_call|>[" + ", ".join('{"name": "' + n + '", "arguments": ' + a + "}" for n, a in calls) + "]"
         ),
-        tokenizer=None,
+        tokenizer="granite3",
         source="granite-3.3 template system prompt: <|tool_call|> + a JSON list",
         inner_marker="<|tool_call|>",
     )
@@ -839,8 +870,10 @@ def granite_cases() -> tuple[Book, Book]:
     )
     fam.add(
         "hand-granite31-tool-call-tag",
-        "hand: Granite 3.1's <tool_call> before the list (FORMATS.md)",
+        "hand: Granite 3.1's <tool_call> before the list (FORMATS.md; text only: the Granite 3 test "
+        "vocabulary has <|tool_call|> as its added token)",
         '<tool_call>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]',
+        tokenizer=None,
         tool_calls=[exp("get_time", UTC)],
     )
     fam.add(
@@ -852,6 +885,7 @@ def granite_cases() -> tuple[Book, Book]:
         tool_calls=[exp("get_time", UTC)],
     )
     fam.common()
+    fam.mention(ordinary_for("granite3"))
 
     b4 = Book("granite/granite4.jsonl", None, "granite4")
     f4 = Family(
@@ -998,6 +1032,8 @@ def list_family(
         ),
         kept=[exp("get_time", UTC)],
     )
+    if tokenizer is not None:
+        fam.mention(ordinary_for(tokenizer))
     return b
 
 
@@ -1067,6 +1103,7 @@ def more_cases() -> tuple[Book, ...]:
             "<tool_calls>",
             "</tool_calls>",
             VLLM_EX.format("hunyuan_a13b") + " spelling",
+            tokenizer="hunyuan_a13b",
         )
     )
     books.append(
@@ -1117,31 +1154,35 @@ def more_cases() -> tuple[Book, ...]:
                 lead="[\n    ",
                 tail="\n]",
                 codec=lambda n, a: '{"tool_call_id": "0", "tool_name": "' + n + '", "parameters": ' + a + "}",
+                tokenizer="cohere",
             )
         )
 
     # Hermes-style blocks with their own tags
-    for fmt, prefix, start, end, src in (
+    for fmt, prefix, start, end, src, tok in (
         (
             "longcat",
             "lc",
             "<longcat_tool_call>",
             "</longcat_tool_call>",
             "vLLM longcat parser (Hermes with LongCat tags)",
+            None,
         ),
-        ("ernie45", "er", "<tool_call>", "</tool_call>", "vLLM ernie45 parser docstring spelling"),
+        ("ernie45", "er", "<tool_call>", "</tool_call>", "vLLM ernie45 parser docstring spelling", "ernie45"),
     ):
         b = Book(f"{fmt}/{fmt}.jsonl", None, fmt)
         fam = Family(
             b,
             prefix,
             lambda calls, s=start, e=end: "\n".join(f"{s}\n{env(n, a)}\n{e}" for n, a in calls),
-            tokenizer=None,
+            tokenizer=tok,
             source=src,
             inner_marker=end,
         )
         bad = f'{start}\n{{"name": "get_time", "arguments": {{"timezone": UTC}}}}\n{end}'
         standard(fam, malformed=(bad, bad), truncated=(f'{start}\n{{"name": "get_ti', f'{start}\n{{"name": "get_ti'))
+        if tok is not None:
+            fam.mention(ordinary_for(tok))
         books.append(b)
 
     # gigachat3: content<|message_sep|>function call<|role_sep|>\n{json}; one call per message

@@ -17,7 +17,8 @@ Wire formats::
 
 ``<function_call>`` has no closer: each call ends where its JSON ends.
 
-Granite 3.1 also wrote ``<tool_call>`` before the list (accepted by ``granite``). The list
+Granite 3.1 also wrote ``<tool_call>`` before the list (accepted by ``granite``); ``<|tool_call|>``
+is an added token of the Granite 3 vocabulary (matched by id when ids are given). The list
 ends at its ``]``; the JSON decides where each call ends, so markers inside string arguments
 are text. A list entry that is not a call ends where its JSON breaks and its text is content
 (the list markers are dropped); a Granite 4 block with invalid JSON is content, markers included.
@@ -37,6 +38,7 @@ FORMATS = [
         ("<|tool_call|>", "<tool_call>"),
         None,
         codec=envelope(),
+        special=frozenset({"LIST_START"}),
         models=("Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"),
         reference="granite-3.3-2b-instruct chat template (system prompt); vLLM granite",
     ),
