@@ -71,7 +71,7 @@ UNSHAPED = sorted(s.name for s in trisect.formats() if s.kind == "tools" and isi
 # hold the format's own closing tag inside a value (the parser can).
 NOT_TEMPLATE = re.compile(
     r"recovery|missing|marker-text|marker-inside|close-tag|closer-token|inside-value|arguments-before-name|"
-    r"compact|string-args|arguments-as-string|type-key|hand-fenced|unknown-name"
+    r"compact|string-args|arguments-as-string|type-key|hand-fenced|unknown-name|without-index"
 )
 
 

@@ -68,6 +68,8 @@ FORMATS = [
         codec=JsonArgsCodec,
         parse_name=_split_header,
         call_id=_kimi_id,
+        # the name region as a grammar writes it (trisect.grammar): the header carries the id
+        extra={"grammar_name": r"functions\.{name}:[0-9]+"},
         models=("Kimi-K2-Instruct", "Kimi-K2-Thinking", "Kimi-K2.5"),
         reference="Kimi-K2-Instruct chat template; vLLM kimi_k2 tool parser",
     ),
