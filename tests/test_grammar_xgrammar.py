@@ -225,26 +225,26 @@ def test_strict_levels(fmt: str) -> None:
     good, ill_typed = TYPED[fmt]
     parser = Parser(None, fmt)
     markers = _markers(parser.spec)
-    loose = _compile(grammar.structural_tag(parser, TOOLS, strict="auto"), markers)
-    typed = _compile(grammar.structural_tag(parser, TOOLS, strict="function"), markers)
+    loose = _compile(grammar.structural_tag(parser, TOOLS, strict_level="auto"), markers)
+    typed = _compile(grammar.structural_tag(parser, TOOLS, strict_level="function"), markers)
     assert _accepts(loose, good, markers) and _accepts(typed, good, markers)
     assert _accepts(loose, ill_typed, markers)  # not strict: any arguments object
     assert not _accepts(typed, ill_typed, markers)
     strict_tools = [_tool("get_weather", WEATHER["function"]["parameters"]["properties"], ["city"], strict=True), TIME]
-    per_tool = _compile(grammar.structural_tag(parser, strict_tools, strict="auto"), markers)
+    per_tool = _compile(grammar.structural_tag(parser, strict_tools, strict_level="auto"), markers)
     assert not _accepts(per_tool, ill_typed, markers)
-    closed = _compile(grammar.structural_tag(parser, TOOLS, strict="parameter"), markers)
+    closed = _compile(grammar.structural_tag(parser, TOOLS, strict_level="parameter"), markers)
     assert _accepts(closed, good, markers)
     assert _calls(parser.parse(good, tools=TOOLS)) == [("get_weather", {"city": "Paris", "days": 3})]
 
 
 def test_strict_parameter_closes_objects_without_touching_the_tools() -> None:
     tools = copy.deepcopy(TOOLS)
-    tag = grammar.structural_tag(Parser(None, "hermes"), tools, strict="parameter")
+    tag = grammar.structural_tag(Parser(None, "hermes"), tools, strict_level="parameter")
     assert tools == TOOLS
     assert '"additionalProperties": false' in json.dumps(tag)
     with pytest.raises(RequestError):
-        grammar.structural_tag(Parser(None, "hermes"), tools, strict="always")
+        grammar.structural_tag(Parser(None, "hermes"), tools, strict_level="always")
 
 
 def test_tool_choice_in_the_structural_tag() -> None:
@@ -326,7 +326,7 @@ def _sample(compiled, markers: tuple[str, ...], rng: random.Random, limit: int =
 def test_text_the_grammar_accepts_parses_back_to_valid_calls(fmt: str) -> None:
     parser = Parser(None, fmt)
     markers = _markers(parser.spec)
-    compiled = _compile(grammar.structural_tag(parser, TOOLS, tool_choice="required", strict="function"), markers)
+    compiled = _compile(grammar.structural_tag(parser, TOOLS, tool_choice="required", strict_level="function"), markers)
     shape = grammar.call_shape(tool_format(fmt))
     openers = {s.call[0].marker for s in (shape, *shape.alternates)} | {shape.trigger}
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

@@ -294,3 +294,29 @@ def test_hidden_constrained_output_parses_from_content_and_a_stray_block_stays_h
     }
     _expect(parser, REQUIRED_OUT, (None, None, AUTO_CALLS), **opts)
     _expect(parser, "<think>\nsecret\n</think>\n" + REQUIRED_OUT, (None, None, AUTO_CALLS), **opts)
+
+
+def test_a_format_that_keeps_its_markers_under_constraint_parses_like_auto(monkeypatch) -> None:
+    """FormatSpec.extra["native_under_constraint"]: required / named outputs are native calls."""
+    import dataclasses
+    import importlib
+
+    from trisect import _parser, grammar
+
+    catalogue = importlib.import_module("trisect.formats")
+
+    original = catalogue.tool_format
+    native = dataclasses.replace(original("hermes"), extra={"native_under_constraint": True})
+
+    def lookup(name: str):
+        return native if name == "hermes" else original(name)
+
+    monkeypatch.setattr(_parser, "tool_format", lookup)
+    monkeypatch.setattr(catalogue, "tool_format", lookup)
+    parser = Parser(None, "hermes")
+    _expect(parser, HERMES_CALLS, (None, None, AUTO_CALLS), tools=TOOLS, tool_choice="required")
+    _expect(parser, HERMES_CALLS, (None, None, AUTO_CALLS), tools=TOOLS, tool_choice=NAMED)
+    assert parser.parse(REQUIRED_OUT, tools=TOOLS, tool_choice="required").tool_calls == ()
+    constraint = grammar.for_request(parser, tools=TOOLS, tool_choice="required")
+    assert constraint is not None and constraint["structural_tag"]["format"]["at_least_one"]
+    assert "json_schema" in grammar.for_request(Parser(None, "qwen3_coder"), tools=TOOLS, tool_choice="required")

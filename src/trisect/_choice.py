@@ -88,9 +88,7 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
                 if not isinstance(schema, (Mapping, bool)):
                     raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
         required = params.get("required")
-        if required is not None and (
-            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-        ):
+        if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
             raise ToolSchemaError(f"{where}.required must be a list of property names")
         for defs_key in ("$defs", "definitions"):
             defs = params.get(defs_key)

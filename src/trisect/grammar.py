@@ -13,7 +13,8 @@
   content; marker strings are the spec's own terminals and the argument syntax is the codec's.
   ``call_shape(spec)`` returns that path, or a string saying why the format has none
   (``grammar_support(spec)`` gives the one-line summary ``trisect formats`` prints).
-* Per-tool argument schemas: ``strict="auto"`` uses a tool's schema when the tool says
+* Per-tool argument schemas (``strict_level``, not to be confused with the parser's
+  ``strict``): ``"auto"`` uses a tool's schema when the tool says
   ``"strict": true`` and any JSON object otherwise; ``"function"`` uses every tool's schema;
   ``"parameter"`` also closes every object (``additionalProperties: false``).
 
@@ -177,6 +178,7 @@ def _codec_style(spec: FormatSpec) -> tuple[str, tuple[str, str]] | str:
             return "the envelope carries a call id key, which the grammar cannot fill"
         return "json_envelope", (name_keys[0], args_keys[0])
     if func is XmlParamsCodec:
+
         def marker(key: str) -> str:
             terminal = keywords.get(key)
             return spec.terminals[terminal][0] if terminal in spec.terminals else ""
@@ -246,6 +248,7 @@ def call_shape(spec: FormatSpec) -> CallShape | str:
     if spec.parse_name is not None and "grammar_name" not in spec.extra:
         return "the name region also carries a call id (parse_name), which the grammar cannot fill"
     regions = spec.regions
+
     def valid(path: tuple[tuple[str, Any], ...]) -> bool:
         starts = [k for k, (_t, r) in enumerate(path) if Act.CALL_START in r.acts]
         ends = [k for k, (_t, r) in enumerate(path) if Act.CALL_END in r.acts]
@@ -477,7 +480,7 @@ def structural_tag(
     *,
     tool_choice: Any = "auto",
     parallel_tool_calls: bool = True,
-    strict: str = "auto",
+    strict_level: str = "auto",
     reasoning: bool | str = False,
 ) -> dict[str, Any]:
     """An xgrammar structural tag (``{"type": "structural_tag", "format": …}``) for ``parser``'s
@@ -488,8 +491,8 @@ def structural_tag(
     included) or ``"open"`` (the prompt opened the block: reasoning text up to its end marker).
     Raises ``RequestError`` when the format has no structural tag (``call_shape`` says why).
     """
-    if strict not in STRICT_LEVELS:
-        raise RequestError(f"strict must be one of {', '.join(STRICT_LEVELS)}")
+    if strict_level not in STRICT_LEVELS:
+        raise RequestError(f"strict_level must be one of {', '.join(STRICT_LEVELS)}")
     spec, think = _specs(parser)
     shape = call_shape(spec)
     if isinstance(shape, str):
@@ -499,7 +502,7 @@ def structural_tag(
     functions = _functions(tools) if tools else []
     if forced is not None:
         functions = [f for f in functions if f["name"] == forced]
-    schemas = [(f["name"], _args_schema(f, strict)) for f in functions]
+    schemas = [(f["name"], _args_schema(f, strict_level)) for f in functions]
     tags = [_block(sh, spec, schemas) for sh in (shape, *shape.alternates)] if functions else []
     if choice == "none" or not tags:
         suffix: dict[str, Any] = {"type": "any_text"}
@@ -534,8 +537,7 @@ def _free_text_excludes(spec: FormatSpec, triggers: list[str]) -> list[str]:
     out = {
         m
         for (state, terminal), rule in spec.table.items()
-        if state == CONTENT and terminal in spec.terminals and rule.next != CONTENT
-        and Act.ARG_MARKER not in rule.acts
+        if state == CONTENT and terminal in spec.terminals and rule.next != CONTENT and Act.ARG_MARKER not in rule.acts
         for m in spec.terminals[terminal]
         if m not in triggers
     }
@@ -571,6 +573,10 @@ def for_request(parser: Any, **options: Any) -> dict[str, Any] | None:
         return None
     return {
         "structural_tag": structural_tag(
-            parser, tools, tool_choice=choice, parallel_tool_calls=parallel, strict=options.get("strict", "auto")
+            parser,
+            tools,
+            tool_choice=choice,
+            parallel_tool_calls=parallel,
+            strict_level=options.get("strict_level", "auto"),
         )
     }
