@@ -76,3 +76,14 @@ def test_reasoning_format_alone_routes_by_channel() -> None:
     )
     msg = Parser("openai_gptoss", None).parse(output)
     assert msg.reasoning == "think" and msg.content == "{}" and not msg.tool_calls
+
+
+def test_each_analysis_message_is_a_reasoning_block() -> None:
+    stream = Parser("openai_gptoss", "openai").stream()
+    assert stream.reasoning_ended  # a header first: nothing is reasoning yet
+    stream.feed("<|channel|>analysis<|message|>think")
+    assert not stream.reasoning_ended
+    stream.feed("<|end|><|start|>assistant<|channel|>final<|message|>ok")
+    assert stream.reasoning_ended
+    stream.feed("<|end|><|start|>assistant<|channel|>analysis<|message|>more")
+    assert not stream.reasoning_ended

@@ -107,8 +107,10 @@ _GRAMMAR = [
     (HEADER, "CONSTRAIN", HEADER, ()),
     (HEADER, "MESSAGE", CONTENT, (Act.HEADER_END,)),  # CONTENT if the header is malformed
     *[(HEADER, end, BETWEEN, ()) for end in _ENDS],  # a header without a body: kept as text
-    *[(body, end, BETWEEN, ()) for body in (REASONING, CONTENT) for end in _ENDS],
-    *[(state, m, HEADER, (Act.HEADER_START,)) for state in (REASONING, CONTENT, BETWEEN) for m in ("START", "CHANNEL")],
+    *[(CONTENT, end, BETWEEN, ()) for end in _ENDS],
+    *[(REASONING, end, BETWEEN, (Act.REASONING_END,)) for end in _ENDS],  # each analysis message is a block
+    *[(state, m, HEADER, (Act.HEADER_START,)) for state in (CONTENT, BETWEEN) for m in ("START", "CHANNEL")],
+    *[(REASONING, m, HEADER, (Act.REASONING_END, Act.HEADER_START)) for m in ("START", "CHANNEL")],
 ]
 _REGIONS = {HEADER: Region.HEADER, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
 _COMMON = {
