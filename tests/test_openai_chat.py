@@ -401,3 +401,22 @@ def test_strict_tools_fold_with_parsed_arguments() -> None:
     chunks = _stream(HERMES, output, list(output), tools=tools)
     folded, _reason = _fold(chunks, tools=tools)
     assert [c["arguments"] for c in folded["tool_calls"]] == [a for _n, a in CALLS]
+
+
+def test_atomic_tool_calls_never_show_a_call_that_is_cut_off() -> None:
+    chat = ChatStream(HERMES, tools=TOOLS, atomic_tool_calls=True, chat_template_kwargs={"enable_thinking": False})
+    chunks = [c for ch in CUT_IN_CALL for c in chat.feed(ch)] + chat.finish("length")
+    assert not any("tool_calls" in c["choices"][0]["delta"] for c in chunks)
+    assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+    folded, _reason = _fold(chunks)
+    assert folded["tool_calls"] == [] and "<tool_call>" in folded["content"]
+
+
+def test_include_reasoning_false_with_every_tool_choice() -> None:
+    for choice, output in [("none", ONE_CALL), ("required", '[{"name": "get_time", "parameters": {}}]')]:
+        text = "<think>\nhidden thoughts\n</think>\n\n" + output
+        chunks = _stream(HERMES, text, list(text), tools=TOOLS, tool_choice=choice, include_reasoning=False)
+        assert "hidden" not in json.dumps(chunks)
+        whole = chat_completion(HERMES, text, tools=TOOLS, tool_choice=choice, include_reasoning=False)
+        assert "hidden" not in json.dumps(whole)
+        assert _fold(chunks)[0]["content"] == ("<tool_call>" in output and output or None)

@@ -14,6 +14,11 @@ Rules:
 * ``finish_reason``: the engine's reason, except that a normal stop (``"stop"``) becomes
   ``"tool_calls"`` once a complete call was returned, and stays ``"stop"`` under a named
   ``tool_choice`` (OpenAI semantics). ``"length"`` stays ``"length"``, even inside a call.
+* A call that was streamed and then turned out unfinished or malformed (``Delta.aborted``)
+  cannot be taken back in the OpenAI protocol: it does not count for ``finish_reason``
+  (``length`` stays ``length``; a normal stop with no complete call is ``stop``), and
+  ``chat_completion()`` (atomic) never contains it. Clients that must not see such calls
+  pass ``atomic_tool_calls=True``: each call is then sent whole once it is complete.
 * Tool-call deltas carry ``index`` always and ``id``, ``type``, ``function.name`` in the first
   delta of each call; ``repeat_tool_call_ids=True`` repeats ``id`` / ``type`` on every delta
   for clients that validate each chunk on its own (vLLM #42696). Note that the ``openai``
