@@ -51,6 +51,7 @@ _SIMPLE_ESCAPES = {
     "v": "\v",
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
+_STRING_STOPS = {q: re.compile("[" + re.escape(q) + "\\\\\n]") for q in "'\""}
 
 # scanner states
 (
@@ -447,8 +448,15 @@ class PythonicCallCodec:
     def _string_run(self, s: str, i: int, end: int) -> int:
         """Consume string text from s[i]: plain runs at once, quotes and escapes one by one."""
         q = self._quote
+        stops = _STRING_STOPS[q]
         j = i
         while j < end:
+            if not self._closing:  # skip to the next character that matters
+                m = stops.search(s, j, end)
+                if m is None:
+                    j = end
+                    break
+                j = m.start()
             c = s[j]
             if c == q:
                 if not self._triple:
