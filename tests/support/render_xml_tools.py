@@ -133,6 +133,8 @@ class Family:
     prefix_reasoning: str | None = None  # the reasoning ``prefix`` carries
     # the content a rejected call leaves: its own text; a block wrapper around it stays structure
     rejected: Callable[[str], str | None] = staticmethod(joined)  # type: ignore[assignment]
+    # raw values that are not valid for their schema type, and what they become
+    bad_values: tuple[Params, dict[str, Any]] | None = None
 
     def book(self) -> Book:
         return Book(self.path, self.reasoning, self.tools_format)
@@ -193,27 +195,25 @@ def standard(b: Book, f: Family) -> None:
         rt("rt-reasoning-then-call", [PARIS], reasoning="Short.\nTwo lines of thought.")
 
     hand = "hand-written in the writer's spelling (" + f.source.split(";")[0] + ")"
-    bad = [
-        ("count", "many", False),
-        ("ratio", "0.5x", False),
-        ("enabled", "yes", False),
-        ("options", "{not json", False),
-        ("tags", "a, b", False),
-        ("level", "2", False),
-        ("nothing", "nil", False),
-    ]
+    bad, typed = f.bad_values or (
+        [
+            ("count", "many", False),
+            ("ratio", "0.5x", False),
+            ("enabled", "yes", False),
+            ("options", "{not json", False),
+            ("tags", "a, b", False),
+            ("level", "2", False),
+            ("nothing", "nil", False),
+        ],
+        {"count": "many", "ratio": "0.5x", "enabled": "yes", "options": "{not json", "tags": "a, b", "level": 2,
+         "nothing": "nil"},
+    )
     out = f.write([("configure", bad)])
     hw(
         "invalid-for-type-stays-string",
         hand + "; a value that is not valid for its schema type stays a string",
         out,
-        tool_calls=[
-            call(
-                "configure",
-                {"count": "many", "ratio": "0.5x", "enabled": "yes", "options": "{not json", "tags": "a, b",
-                 "level": 2, "nothing": "nil"},
-            )
-        ],
+        tool_calls=[call("configure", typed)],
     )
     if f.validates:
         out = "Checking.\n" + f.write([("get_stock_price", [("symbol", "ACME", True)])])
@@ -781,6 +781,98 @@ def muse_cases() -> Book:
 
 
 # --------------------------------------------------------------------------------------
+# Gemma 4 and FunctionGemma (custom argument grammar)
+# --------------------------------------------------------------------------------------
+
+
+def gemma_value(value: Any, quote: str) -> str:
+    """A Python value in the Gemma argument syntax (FORMATS.md)."""
+    if isinstance(value, str):
+        return f"{quote}{value}{quote}"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{gemma_value(v, quote)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(gemma_value(v, quote) for v in value) + "]"
+    return json.dumps(value)
+
+
+def gemma_writer(start: str, end: str, quote: str) -> Callable[[Calls], str]:
+    def write(calls: Calls) -> str:
+        def raw(v: str, is_str: bool) -> str:
+            if is_str:
+                return f"{quote}{v}{quote}"
+            try:
+                return gemma_value(json.loads(v), quote)
+            except ValueError:
+                return v  # a bare word as the model wrote it
+
+        return "".join(
+            f"{start}call:{name}{{" + ",".join(f"{k}:{raw(v, is_str)}" for k, v, is_str in ps) + f"}}{end}"
+            for name, ps in calls
+        )
+
+    return write
+
+
+GEMMA_BAD: tuple[Params, dict[str, Any]] = (
+    [("count", "many", False), ("ratio", "0.5x", False), ("enabled", "yes", False), ("level", "2", False),
+     ("mode", "fast", False)],
+    {"count": "many", "ratio": "0.5x", "enabled": "yes", "level": 2, "mode": "fast"},
+)
+
+
+def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer: str) -> Callable[[], Book]:
+    write = gemma_writer(start, end, quote)
+    reasoning = "gemma4" if fmt == "gemma4" else None
+
+    def make() -> Book:
+        def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+            think = f"<|channel>thought\n{r}<channel|>" if r else ""
+            return think + content + write(as_calls(calls))
+
+        f = Family(
+            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer=tokenizer,
+            write=write, turn=turn,
+            source=f"written in the FORMATS.md {fmt} spelling (no template staged)",
+            value_close="}", call_close=end, tool_start=start, validates=False,
+            think_open="<|channel>thought\n" if reasoning else None, bad_values=GEMMA_BAD,
+        )
+        b = f.book()
+        standard(b, f)
+
+        def add(id: str, source: str, output: str, **kw: Any) -> None:
+            kw.setdefault("tools", TOOLS)
+            b.add(f"{tag}-{id}", "hand-written; " + source, output, tokenizer=tokenizer, **kw)
+
+        nested = call(
+            "configure",
+            {"options": {"flight": {"from": "SFO", "legs": [{"n": 1, "via": None}, {"n": 2, "via": ["ORD"]}]}},
+             "tags": []},
+        )
+        add("nested-objects-and-arrays", "nested objects, arrays of objects, an empty array", write(as_calls([nested])),
+            tool_calls=[nested])
+        text = 'braces { } [ ] , : and "quotes" and a\nnewline'
+        add("string-with-grammar-characters", "a delimited string holds the grammar's own characters as text",
+            write([("search", [("query", text, True)])]), tool_calls=[call("search", {"query": text})])
+        out = write(as_calls([PARIS, TOKYO_TIME])).replace(end + start, start)
+        add("missing-close-between-calls", f"'{end}' missing before the next '{start}'", out,
+            tool_calls=[PARIS, TOKYO_TIME])
+        out = write(as_calls([PARIS])).replace(end, "") + " And more."
+        add("missing-close-call-complete", "the arguments' closing brace completes the call without its closer",
+            out, content="And more.", tool_calls=[PARIS])
+        out = "Try: " + write([("get_weather", [("location", "Paris", True)])]).replace(":" + quote, " " + quote, 1)
+        add("malformed-missing-colon", "a key without ':' is not the grammar: no call, text is content", out,
+            content=joined(out))
+        out = write([("get_weather", [("location", "Paris", True)])]).replace(end, "") + "call:get_time{timezone:" + \
+            f"{quote}UTC{quote}}}{end}"
+        add("two-calls-one-block", "a second 'call:' in the same block (accepted; not recorded in FORMATS.md)", out,
+            tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "UTC"})])
+        return b
+
+    return make
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -803,6 +895,8 @@ BOOKS: list[Callable[[], Book]] = [
     ),
     step3_cases,
     muse_cases,
+    gemma_cases("gemma4", "gemma4", "<|tool_call>", "<tool_call|>", '<|"|>', "gemma4"),
+    gemma_cases("fgemma", "functiongemma", "<start_function_call>", "<end_function_call>", "<escape>", "functiongemma"),
 ]
 
 

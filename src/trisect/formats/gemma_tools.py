@@ -1,0 +1,83 @@
+"""Gemma 4 (``gemma4``) and FunctionGemma (``functiongemma``) tool calls: a custom argument
+grammar (``trisect.codecs.gemma_args``), not JSON.
+
+Gemma 4 wire format::
+
+    <|tool_call>call:get_weather{location:<|"|>Paris<|"|>,days:3}<tool_call|>
+
+FunctionGemma wire format::
+
+    <start_function_call>call:get_weather{location:<escape>Paris<escape>,days:3}<end_function_call>
+
+``call:`` introduces the name, which runs to the ``{`` that opens the arguments. Arguments are
+``key:value`` pairs: strings between the family's delimiter (``<|"|>`` / ``<escape>``) are raw
+text (streamed as they arrive; a marker or a ``}`` inside them is string text); bare values
+(numbers, ``true``, ``false``, ``null``) are written once complete; objects and arrays nest.
+The call ends at the ``}`` that closes its arguments (the closing marker that follows is
+absorbed), so a call is complete without its closer and text after it is content. Arguments that do not
+follow the grammar make the block no call (its text is content). Text between blocks is
+content. The call markers are special tokens; a Gemma 4 call opener met inside the thought
+channel ends reasoning (the ``gemma4`` reasoning format).
+
+Reference: no Gemma 4 or FunctionGemma template or tokenizer is staged here. FORMATS.md: vLLM
+``gemma4`` engine config @f2bd5706 (``<|tool_call>``, ``<tool_call|>``, ``call:``, ``{``; string
+delimiter ``<|"|>``; bare values withheld while partial) and ``functiongemma`` (the
+``<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>`` example of vLLM PR
+#57120). Whether the models put several ``call:`` in one block is not recorded; it is accepted.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
+from ..codecs.gemma_args import GemmaArgsCodec
+
+P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_AFTER"
+START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END
+
+
+def gemma_format(name: str, *, start: str, end: str, quote: str, models: tuple[str, ...], reference: str) -> FormatSpec:
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        terminals={"TOOL_START": (start,), "TOOL_END": (end,), "CALL_PREFIX": ("call:",), "OPEN_BRACE": ("{",)},
+        special=frozenset({"TOOL_START", "TOOL_END"}),
+        regions={CONTENT: Region.CONTENT, P: Region.SKIP, N: Region.NAME, A: Region.ARGS, B: Region.SKIP},
+        table=rules(
+            (CONTENT, "TOOL_START", P, (START,)),
+            (P, "CALL_PREFIX", N, ()),
+            (P, "TOOL_END", CONTENT, (END,)),
+            (N, "OPEN_BRACE", A, (NAME_END, MARK)),
+            (N, "TOOL_END", CONTENT, (END,)),
+            (A, ARGS_DONE, B, (ARGS_END, END)),
+            (A, ARGS_FAILED, CONTENT, (END,)),  # not a call: the rest, closer included, is content
+            (A, "TOOL_END", CONTENT, (END,)),
+            (B, "TOOL_END", CONTENT, ()),
+            (B, "TOOL_START", P, (START,)),
+            (B, "CALL_PREFIX", N, (START,)),
+        ),
+        codec=partial(GemmaArgsCodec, quote=quote),
+        models=models,
+        reference=reference,
+    )
+
+
+FORMATS = [
+    gemma_format(
+        "gemma4",
+        start="<|tool_call>",
+        end="<tool_call|>",
+        quote='<|"|>',
+        models=("Gemma 4",),
+        reference="FORMATS.md gemma4 (vLLM gemma4 engine config @f2bd5706)",
+    ),
+    gemma_format(
+        "functiongemma",
+        start="<start_function_call>",
+        end="<end_function_call>",
+        quote="<escape>",
+        models=("FunctionGemma",),
+        reference="FORMATS.md functiongemma (vLLM functiongemma tool parser; PR #57120 example)",
+    ),
+]
