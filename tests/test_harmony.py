@@ -88,10 +88,3 @@ def test_each_analysis_message_is_a_reasoning_block() -> None:
     stream.feed("<|end|><|start|>assistant<|channel|>analysis<|message|>more")
     assert not stream.reasoning_ended
 
-
-def test_tool_choice_required_keeps_harmony() -> None:
-    """Under a constraint gpt-oss still writes Harmony (vLLM constrains it with structural tags)."""
-    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
-    output = "<|channel|>analysis<|message|>x<|end|><|start|>assistant to=functions.f<|channel|>commentary<|message|>{}"
-    msg = Parser("openai_gptoss", "openai").parse(output, tools=tools, tool_choice="required")
-    assert [c.name for c in msg.tool_calls] == ["f"] and msg.reasoning == "x"

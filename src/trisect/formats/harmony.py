@@ -141,7 +141,6 @@ FORMATS = [
             *[(CALL_BODY, m, HEADER, (Act.CALL_END, Act.HEADER_START)) for m in ("START", "CHANNEL")],
         ),
         codec=JsonArgsCodec,
-        extra={"native_under_constraint": True},  # vLLM constrains gpt-oss with Harmony structural tags
         header=_route_calls,
         header_states=(REASONING, CONTENT, CALL_BODY),
         **_COMMON,  # type: ignore[arg-type]

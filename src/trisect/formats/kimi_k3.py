@@ -96,7 +96,6 @@ FORMATS = [
             trim="none",
         ),
         parse_name=_parse_call,
-        extra={"native_under_constraint": True},  # vLLM: named tool_choice via the kimi_k3 structural tag
         models=("Kimi K3",),
         reference="FORMATS.md kimi_k3 (vLLM KimiK3ToolParser); no primary source available",
     ),
