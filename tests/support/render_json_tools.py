@@ -1141,6 +1141,16 @@ def more_cases() -> tuple[Book, ...]:
             codec=lambda n, a: '{"' + n + '": ' + a + "}",
         )
     )
+    books.append(
+        list_family(
+            "nemotron_json/nemotron_json.jsonl",
+            "nemotron_json",
+            "nj",
+            "<TOOLCALL>",
+            "</TOOLCALL>",
+            VLLM_EX.format("nemotron_json") + " spelling",
+        )
+    )
     for fmt in ("cohere_command3", "cohere_command4"):
         books.append(
             list_family(
