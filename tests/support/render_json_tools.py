@@ -771,6 +771,12 @@ def deepseek_v3_cases() -> Book:
         rt(None, [("get_random_joke", "{}"), ("get_time", j(UTC))]),
         tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
     )
+    fam.add(
+        "hand-no-fence",
+        "hand: the arguments without the ```json fence",
+        f"{CB}{C1}function{SEP}get_time\n" + j(UTC) + f"{C2}{CE}",
+        tool_calls=[exp("get_time", UTC, j(UTC))],
+    )
     bad = v3call("get_time", "{timezone: UTC}")
     fam.add(
         "hand-malformed-invalid-json",

@@ -20,7 +20,8 @@ The markers are added tokens 128806-128810 of the DeepSeek V3 vocabulary (matche
 ids are given). Content may precede the block and follow it. The arguments are JSON, which
 decides where they end; a call whose JSON is invalid, or that is cut off, is not a call and its
 text, from ``<｜tool▁call▁begin｜>`` on, is content. In V3 the call type before
-``<｜tool▁sep｜>`` (``function``) is dropped.
+``<｜tool▁sep｜>`` (``function``) is dropped, and arguments written without the ```json fence
+(the name, a newline, the JSON) are accepted.
 
 Reference: deepseek-ai DeepSeek-V3 ``tokenizer_config.json`` chat template, DeepSeek-V3.1 chat
 template (llama.cpp ``models/templates``); vLLM ``deepseek_v3`` / ``deepseek_v31`` parsers.
@@ -45,7 +46,7 @@ FORMATS = [
     FormatSpec(
         name="deepseek_v3",
         kind="tools",
-        terminals={**_MARKERS, "FENCE_OPEN": ("```json",), "FENCE_CLOSE": ("```",)},
+        terminals={**_MARKERS, "FENCE_OPEN": ("```json",), "FENCE_CLOSE": ("```",), "OPEN_BRACE": ("{",)},
         special=_SPECIAL,
         regions={
             CONTENT: Region.CONTENT,
@@ -62,6 +63,7 @@ FORMATS = [
             ("CALLS", "CALLS_END", CONTENT, ()),
             ("CALL_TYPE", "SEP", "NAME", ()),
             ("NAME", "FENCE_OPEN", "ARGS", (Act.NAME_END,)),
+            ("NAME", "OPEN_BRACE", "ARGS", (Act.NAME_END, Act.ARG_MARKER)),  # the fence left out
             ("ARGS", ARGS_DONE, "ARGS_AFTER", ()),
             ("ARGS_AFTER", "FENCE_CLOSE", "ARGS_AFTER", ()),
             ("ARGS_AFTER", "CALL_END", "CALLS", (Act.CALL_END,)),
