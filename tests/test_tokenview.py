@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from support import tokenizers
 from trisect import Parser, RequestError
@@ -203,3 +205,43 @@ def test_streaming_cost_is_per_new_id() -> None:
 
     small, big = run(20), run(2000)
     assert big < small * 100 * 5
+
+
+# ---------------------------------------------------------------------- random marker soups
+
+SOUPS = {
+    # format: (tokenizer, pieces the model may emit: markers and ordinary text)
+    "qwen3": ("qwen3", ["<think>", "</think>", "<tool_call>", "a", " b", "\n", "é", "日本"]),
+    "deepseek_r1": ("deepseek_v3", ["<think>", "</think>", "x", " y", "\n\n", "😀"]),
+    "kimi_k2": ("kimi_k2", ["<think>", "</think>", "<|tool_calls_section_begin|>", "a", " b", "\n"]),
+    "mistral": ("magistral", ["[THINK]", "[/THINK]", "[TOOL_CALLS]", "a", " b", "\n"]),
+    "gemma4": ("gemma4", ["<|channel>", "<channel|>", "thought\n", "a", " b", "\n"]),
+    "granite": ("granite3", ["Here's my thought process:", "Here is my response:", "Here", " my", "a", "\n"]),
+    "olmo3": ("olmo3", ["<think>", "</think>", "<", "think", ">", "a", "\n"]),
+    "hunyuan_a13b": ("hunyuan_a13b", ["<think>", "</think>", "<answer>", "</answer>", "a", "\n"]),
+    "nemotron_v3": ("nemotron_v3", ["<think>", "</think>", "a", " b"]),
+    "step3": ("step3", ["<think>", "</think>", "a", " b"]),
+}
+SOUP_OPTIONS = [{}, {"chat_template_kwargs": {"enable_thinking": False}}, {"chat_template_kwargs": {"thinking": False}}]
+
+
+@pytest.mark.parametrize("fmt", sorted(SOUPS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_marker_soups_agree_and_never_count_negative(fmt: str, data: st.DataObject) -> None:
+    tok, pieces = SOUPS[fmt]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=14)))
+    options = data.draw(st.sampled_from(SOUP_OPTIONS))
+    parser = Parser(fmt, tokenizer=tokenizers.load(tok))
+    ids = tokenizers.encode(tok, text)
+    stream = parser.stream(**options)
+    tracker = parser.reasoning_tracker(**options)
+    text_view, token_view = [stream.reasoning_ended], [tracker.ended]
+    for token_id in ids:
+        stream.feed(None, [token_id])
+        text_view.append(stream.reasoning_ended)
+        token_view.append(tracker.feed([token_id]))
+    assert _ends(token_view) == _ends(text_view), (text, text_view, token_view)
+    assert token_view[-1] == text_view[-1] and token_view[0] == text_view[0]
+    assert parser.is_reasoning_end(ids, **options) == token_view[-1]
+    assert 0 <= parser.count_reasoning_tokens(ids, **options) <= len(ids)

@@ -5,9 +5,9 @@ Wire format::
     <|channel>thought
     REASONING<channel|>CONTENT
 
-The output starts in content; ``<|channel>`` opens a channel header and the channel name
-``thought`` (with the newline after it, in every block) is dropped, so reasoning begins after it. A header
-other than ``thought`` is content. ``<channel|>`` ends the block; a stray one in content is
+The output starts in content; ``<|channel>`` opens a reasoning block whose channel name
+``thought`` (with the newline after it, in every block) is dropped; the text of any other
+channel name stays reasoning. ``<channel|>`` ends the block; a stray one in content is
 absorbed. ``enable_thinking`` (default true) decides whether the model is asked to think, not
 the initial state: thinking is opted into by the channel. ``<|channel>`` / ``<channel|>`` are
 special tokens of the Gemma 4 vocabulary (tests: synthetic tokenizer).
@@ -28,12 +28,14 @@ FORMATS = [
         kind="reasoning",
         terminals={"THINK_START": ("<|channel>",), "THINK_END": ("<channel|>",), "THOUGHT": ("thought\n", "thought")},
         special=frozenset({"THINK_START", "THINK_END"}),
-        regions={CONTENT: Region.CONTENT, HEADER: Region.SKIP, REASONING: Region.REASONING},
+        # the header is part of the block: reasoning opens at '<|channel>' (text and token views agree)
+        regions={CONTENT: Region.CONTENT, HEADER: Region.REASONING, REASONING: Region.REASONING},
         table=rules(
             (CONTENT, "THINK_START", HEADER, ()),
             (CONTENT, "THINK_END", CONTENT, ()),
             (HEADER, "THOUGHT", REASONING, ()),
-            (HEADER, "THINK_END", CONTENT, ()),
+            (HEADER, "THINK_START", HEADER, ()),
+            (HEADER, "THINK_END", CONTENT, (Act.REASONING_END,)),
             (REASONING, "THINK_START", REASONING, ()),
             (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
         ),
