@@ -1043,6 +1043,16 @@ def list_family(
     return b
 
 
+INTERNLM2 = "vllm-tool_chat_template_internlm2_tool.jinja"
+MINIMAX_M1 = "vllm-tool_chat_template_minimax_m1.jinja"
+XLAM_LLAMA = "vllm-tool_chat_template_xlam_llama.jinja"
+
+
+def vllm_rt(fam: Family, template: str, eot: str, content: str | None, calls: list[dict[str, Any]], **kw: Any) -> str:
+    gen, _ = generated(template, [USER], assistant(content, calls), eot=eot, tools=TOOLS, bos_token="<s>", **kw)
+    return gen
+
+
 def more_cases() -> tuple[Book, ...]:
     books: list[Book] = []
 
@@ -1069,6 +1079,26 @@ def more_cases() -> tuple[Book, ...]:
 
     # internlm: "<|action_start|><|plugin|>\n" + '{"name": "…", "arguments": …}' + "<|action_end|>"
     b = Book("internlm/internlm.jsonl", None, "internlm")
+    rt = Family(b, "ilm", lambda calls: "", tokenizer=None, source=INTERNLM2, inner_marker="")
+    rt.add(
+        "rt-one-call",
+        f"{INTERNLM2} round trip (arguments given as the JSON string the template writes raw)",
+        vllm_rt(rt, INTERNLM2, "<|im_end|>\n", None, [tc("get_weather", j(PARIS))]),
+        tool_calls=[exp("get_weather", PARIS, j(PARIS))],
+    )
+    rt.add(
+        "rt-content-parallel-unicode",
+        f"{INTERNLM2} round trip",
+        vllm_rt(
+            rt,
+            INTERNLM2,
+            "<|im_end|>\n",
+            "Let me check.",
+            [tc("get_weather", j(UNICODE)), tc("book_flight", j(NESTED))],
+        ),
+        content="Let me check.",
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
     fam = Family(
         b,
         "ilm",
@@ -1124,6 +1154,19 @@ def more_cases() -> tuple[Book, ...]:
             lead="\n",
             tail="\n",
         )
+    )
+    rt = Family(books[-1], "mm1", lambda calls: "", tokenizer=None, source=MINIMAX_M1, inner_marker="")
+    rt.add(
+        "rt-parallel-unicode",
+        f"{MINIMAX_M1} round trip",
+        vllm_rt(rt, MINIMAX_M1, "<end_of_sentence>\n", None, [tc("get_weather", UNICODE), tc("book_flight", NESTED)]),
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
+    rt.add(
+        "rt-empty-then-args",
+        f"{MINIMAX_M1} round trip (vLLM #47901)",
+        vllm_rt(rt, MINIMAX_M1, "<end_of_sentence>\n", None, [tc("get_random_joke", {}), tc("get_time", UTC)]),
+        tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
     )
     books.append(
         list_family(
@@ -1232,6 +1275,19 @@ def more_cases() -> tuple[Book, ...]:
 
     # xlam: bare list, ```json fence, [TOOL_CALLS], <tool_call> … </tool_call>
     b = Book("xlam/xlam.jsonl", None, "xlam")
+    rt = Family(b, "xl", lambda calls: "", tokenizer=None, source=XLAM_LLAMA, inner_marker="")
+    rt.add(
+        "rt-parallel-unicode",
+        f"{XLAM_LLAMA} round trip",
+        vllm_rt(rt, XLAM_LLAMA, "<|eot_id|>", None, [tc("get_weather", UNICODE), tc("book_flight", NESTED)]),
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
+    rt.add(
+        "rt-empty-then-args",
+        f"{XLAM_LLAMA} round trip (vLLM #47901)",
+        vllm_rt(rt, XLAM_LLAMA, "<|eot_id|>", None, [tc("get_random_joke", {}), tc("get_time", UTC)]),
+        tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
+    )
     fam = Family(
         b,
         "xl",
