@@ -116,6 +116,7 @@ class Step:
     marker: str
     region: Region
     in_args: bool = False
+    state: str = ""  # the state it enters
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,16 @@ def _codec_style(spec: FormatSpec) -> tuple[str, tuple[str, str]] | str:
         start, end = marker("param_start"), marker("param_end")
         key_end = marker("key_marker") or keywords.get("key_end", ">")
         value_start = marker("value_start")
-        if keywords.get("parse_key") is not None or keywords.get("unwrap"):
-            return "XML parameters with attributes or wrapped values have no xgrammar style"
+        if keywords.get("parse_key") is not None:  # the key is an attribute: name="key" …
+            attribute_styles = {
+                ("<｜DSML｜parameter", "</｜DSML｜parameter>"): "deepseek_xml",
+                ("<｜DSML｜ parameter", "</｜DSML｜ parameter>"): "deepseek_v4_1_xml",
+                ("<parameter name=", "</parameter>"): "minimax_xml",
+            }
+            style = attribute_styles.get((start, end))
+            if style is None:
+                return f"XML parameters {start}…{key_end}VALUE{end} have no xgrammar style"
+            return style, ("name", "arguments")
         if (start, key_end, value_start, end) == ("<parameter=", ">", "", "</parameter>"):
             return "qwen_xml", ("name", "arguments")
         if (start, key_end, value_start, end) == ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"):
@@ -195,6 +204,23 @@ def _codec_style(spec: FormatSpec) -> tuple[str, tuple[str, str]] | str:
         return f"XML parameters {start}KEY{key_end}{value_start}VALUE{end} have no xgrammar style"
     name = getattr(func, "__name__", repr(func))
     return f"argument codec {name} has no xgrammar style"
+
+
+def _name_spelling(spec: FormatSpec) -> str | None:
+    """How the grammar writes a name the format reads with ``parse_name``: quoted (as templates
+    write an attribute value) or plain, whichever the format reads back as the bare name with
+    no call id; ``None`` if neither (the name region carries an id)."""
+    if spec.parse_name is None:
+        return "{name}"
+    for spelling in ('"{name}"', "{name}"):
+        probe = "get_weather_2"
+        try:
+            read = spec.parse_name(spelling.format(name=probe))
+        except (ValueError, KeyError, IndexError):
+            continue
+        if tuple(read) == (probe, None):
+            return spelling
+    return None
 
 
 def _transitions(spec: FormatSpec, state: str) -> list[tuple[str, Any]]:
@@ -210,7 +236,15 @@ _MAX_STEPS = 10
 
 # the text the arguments begin with, per style: a marker that is argument structure
 # (Act.ARG_MARKER) may stand on the path only where it is that first text
-_ARGS_OPEN = {"json": ("{",), "json_envelope": ("{",), "qwen_xml": ("<parameter=",), "glm_xml": ("<arg_key>",)}
+_ARGS_OPEN = {
+    "json": ("{",),
+    "json_envelope": ("{",),
+    "qwen_xml": ("<parameter=",),
+    "glm_xml": ("<arg_key>",),
+    "deepseek_xml": ("<｜DSML｜parameter",),
+    "deepseek_v4_1_xml": ("<｜DSML｜ parameter",),
+    "minimax_xml": ("<parameter name=",),
+}
 
 
 def _allowed(spec: FormatSpec, state: str, terminal: str, rule: Any, args: str) -> bool:
@@ -245,7 +279,7 @@ def call_shape(spec: FormatSpec) -> CallShape | str:
     if isinstance(style, str):
         return style
     args, keys = style
-    if spec.parse_name is not None and "grammar_name" not in spec.extra:
+    if spec.parse_name is not None and "grammar_name" not in spec.extra and _name_spelling(spec) is None:
         return "the name region also carries a call id (parse_name), which the grammar cannot fill"
     regions = spec.regions
 
@@ -307,7 +341,7 @@ def _shape(spec: FormatSpec, path: tuple[tuple[str, Any], ...], args: str, keys:
     k1 = next(k for k, (_t, r) in enumerate(path) if Act.CALL_END in r.acts)
     repeat_open, separator = None, ()
     if k0 > 0 or len(steps[0].marker) > 1:  # the block opens before the call: may more calls follow in it?
-        loop = _repeat_path(spec, path[k1][1].next, path[k0][0])
+        loop = _repeat_path(spec, path[k1][1].next, path[k0][0], {r.next for _t, r in path[k0:k1]})
         if loop is not None:
             *sep, last = loop
             repeat_open, separator = _steps(spec, (last,))[0], _steps(spec, tuple(sep))
@@ -317,7 +351,7 @@ def _shape(spec: FormatSpec, path: tuple[tuple[str, Any], ...], args: str, keys:
     )
 
 
-def _repeat_path(spec: FormatSpec, after: str, opens: str) -> tuple[tuple[str, Any], ...] | None:
+def _repeat_path(spec: FormatSpec, after: str, opens: str, inside: set[str]) -> tuple[tuple[str, Any], ...] | None:
     """Transitions leading from ``after`` (the state a call ends in) to the next call of the
     same block: the same opening terminal again (or a ``{`` that opens a JSON call), after
     separators that open nothing; the last one opens the call. The longest such path wins, so
@@ -329,7 +363,8 @@ def _repeat_path(spec: FormatSpec, after: str, opens: str) -> tuple[tuple[str, A
         state, path = queue.popleft()
         for t, r in _transitions(spec, state):
             if Act.CALL_START in r.acts:
-                if t == opens or Act.ARG_MARKER in r.acts and spec.terminals[t][0] == "{":
+                json_call = Act.ARG_MARKER in r.acts and spec.terminals[t][0] == "{"
+                if t == opens or json_call or r.next in inside:
                     found.append((*path, (t, r)))
                 continue
             if r.acts or spec.regions[r.next] is not Region.SKIP or r.next in seen:
@@ -346,6 +381,7 @@ def _steps(spec: FormatSpec, path: tuple[tuple[str, Any], ...]) -> tuple[Step, .
             "" if t == ARGS_DONE else spec.terminals[t][0],
             spec.regions[r.next],
             Act.ARG_MARKER in r.acts,
+            r.next,
         )
         for t, r in path
     )
@@ -401,12 +437,13 @@ class _Writer:
         self.name = name
         self.schema = schema
         self.name_pattern = spec.extra.get("grammar_name")
+        self.spelling = _name_spelling(spec) or "{name}"
 
     def region(self, region: Region | None, *, strip_open: bool = False) -> list[dict[str, Any]]:
         if region is Region.NAME:
             if self.name_pattern:
                 return [{"type": "regex", "pattern": str(self.name_pattern).format(name=re.escape(self.name))}]
-            return [_const(self.name)]
+            return [_const(self.spelling.format(name=self.name))]
         if region is Region.ARGS:
             args = _args_elements(self.shape, self.name, self.schema, strip_open)
             return [*([] if strip_open else [_WS]), *args, _WS]
@@ -467,7 +504,10 @@ def _block(shape: CallShape, spec: FormatSpec, tools: list[tuple[str, dict[str, 
     if shape.repeat and shape.repeat_open is not None:
         sep = w.steps(after, shape.separator)
         before = shape.separator[-1].region if shape.separator else after
-        again = either([_seq(x.steps(before, (shape.repeat_open, *shape.call[1:]))) for x in writers])
+        opened = shape.repeat_open.state
+        j = next((k for k, step in enumerate(shape.call) if step.state == opened), 0)
+        rest = (shape.repeat_open, *shape.call[j + 1 :])
+        again = either([_seq(x.steps(before, rest)) for x in writers])
         elements.append({"type": "star", "content": _seq([*sep, again])})
     if shape.closer:
         elements += w.steps(after, shape.closer, last_is_end=True)
