@@ -48,6 +48,7 @@ from support.render_cases import (  # noqa: E402
     check,
     generated,
     joined,
+    render,
 )
 
 TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, BOOK_FLIGHT, WRITE_FILE, CONFIGURE]
@@ -1046,6 +1047,18 @@ def list_family(
 INTERNLM2 = "vllm-tool_chat_template_internlm2_tool.jinja"
 MINIMAX_M1 = "vllm-tool_chat_template_minimax_m1.jinja"
 XLAM_LLAMA = "vllm-tool_chat_template_xlam_llama.jinja"
+NEMOTRON_JSON = "vllm-tool_chat_template_nemotron_json.jinja"
+
+
+def nemotron_turn(content: str, calls: list[dict[str, Any]]) -> str:
+    """The assistant turn as the Nemotron JSON template writes it in a history. (It drops the
+    calls of a final assistant message, so the turn is rendered before a tool reply and cut out
+    between its ``<SPECIAL_11>Assistant`` header and ``<SPECIAL_12>``.)"""
+    history = [USER, assistant(content, calls), {"role": "tool", "content": "21 °C"}]
+    full = render(NEMOTRON_JSON, history, tools=TOOLS, add_generation_prompt=False)
+    head = "<SPECIAL_11>Assistant\n"
+    start = full.index(head) + len(head)
+    return full[start : full.index("\n<SPECIAL_12>\n", start)]
 
 
 def vllm_rt(fam: Family, template: str, eot: str, content: str | None, calls: list[dict[str, Any]], **kw: Any) -> str:
@@ -1199,6 +1212,20 @@ def more_cases() -> tuple[Book, ...]:
             "</TOOLCALL>",
             VLLM_EX.format("nemotron_json") + " spelling",
         )
+    )
+    rt = Family(books[-1], "nj", lambda calls: "", tokenizer=None, source=NEMOTRON_JSON, inner_marker="")
+    rt.add(
+        "rt-content-parallel-unicode",
+        f"{NEMOTRON_JSON} render of the assistant turn",
+        nemotron_turn("Let me check.", [tc("get_weather", UNICODE), tc("book_flight", NESTED)]),
+        content="Let me check.",
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
+    rt.add(
+        "rt-empty-then-args",
+        f"{NEMOTRON_JSON} render of the assistant turn (vLLM #47901)",
+        nemotron_turn("", [tc("get_random_joke", {}), tc("get_time", UTC)]),
+        tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
     )
     for fmt in ("cohere_command3", "cohere_command4"):
         books.append(
