@@ -1048,6 +1048,16 @@ INTERNLM2 = "vllm-tool_chat_template_internlm2_tool.jinja"
 MINIMAX_M1 = "vllm-tool_chat_template_minimax_m1.jinja"
 XLAM_LLAMA = "vllm-tool_chat_template_xlam_llama.jinja"
 NEMOTRON_JSON = "vllm-tool_chat_template_nemotron_json.jinja"
+GRANITE_20B = "vllm-tool_chat_template_granite_20b_fc.jinja"
+
+
+def granite_20b_turn(calls: list[dict[str, Any]]) -> str:
+    """The assistant turn of the granite-20b-functioncalling template, between its
+    ``ASSISTANT:`` and ``<|endoftext|>`` (its generation prompt ends ``ASSISTANT: \\n``, which a
+    rendered history does not repeat, so the turn is cut out of the history)."""
+    full = render(GRANITE_20B, [USER, assistant(None, calls)], tools=TOOLS, add_generation_prompt=False, bos_token="")
+    start = full.rindex("\nASSISTANT:") + len("\nASSISTANT:")
+    return full[start : full.index("<|endoftext|>", start)]
 
 
 def nemotron_turn(content: str, calls: list[dict[str, Any]]) -> str:
@@ -1071,6 +1081,19 @@ def more_cases() -> tuple[Book, ...]:
 
     # granite-20b-fc: '<function_call> ' + {'name': …, 'arguments': …}|tojson per call
     b = Book("granite/granite-20b-fc.jsonl", None, "granite-20b-fc")
+    rt = Family(b, "g20", lambda calls: "", tokenizer=None, source=GRANITE_20B, inner_marker="")
+    rt.add(
+        "rt-parallel-unicode",
+        f"{GRANITE_20B} render of the assistant turn",
+        granite_20b_turn([tc("get_weather", UNICODE), tc("book_flight", NESTED)]),
+        tool_calls=[exp("get_weather", UNICODE, j(UNICODE)), exp("book_flight", NESTED, j(NESTED))],
+    )
+    rt.add(
+        "rt-empty-then-args",
+        f"{GRANITE_20B} render of the assistant turn (vLLM #47901)",
+        granite_20b_turn([tc("get_random_joke", {}), tc("get_time", UTC)]),
+        tool_calls=[exp("get_random_joke", {}, "{}"), exp("get_time", UTC, j(UTC))],
+    )
     fam = Family(
         b,
         "g20",
