@@ -192,6 +192,7 @@ def _codec_style(spec: FormatSpec) -> tuple[str, tuple[str, str]] | str:
                 ("<｜DSML｜parameter", "</｜DSML｜parameter>"): "deepseek_xml",
                 ("<｜DSML｜ parameter", "</｜DSML｜ parameter>"): "deepseek_v4_1_xml",
                 ("<parameter name=", "</parameter>"): "minimax_xml",
+                ("<|open|>argument", "<|close|>argument<|sep|>"): "kimi_k3_xml",
             }
             style = attribute_styles.get((start, end))
             if style is None:
@@ -244,6 +245,7 @@ _ARGS_OPEN = {
     "deepseek_xml": ("<｜DSML｜parameter",),
     "deepseek_v4_1_xml": ("<｜DSML｜ parameter",),
     "minimax_xml": ("<parameter name=",),
+    "kimi_k3_xml": ("<|open|>argument",),
 }
 
 
@@ -275,6 +277,8 @@ def call_shape(spec: FormatSpec) -> CallShape | str:
         return str(reason)
     if spec.codec is None:
         return "the format has no tool calls"
+    if Region.HEADER in spec.regions.values():
+        return "a message header (its recipient) decides which message is a call and names it"
     style = _codec_style(spec)
     if isinstance(style, str):
         return style

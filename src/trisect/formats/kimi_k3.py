@@ -96,6 +96,8 @@ FORMATS = [
             trim="none",
         ),
         parse_name=_parse_call,
+        # the call header as a grammar writes it (trisect.grammar): the tool and its index
+        extra={"grammar_name": r' tool="{name}" index="[0-9]+"'},
         models=("Kimi K3",),
         reference="FORMATS.md kimi_k3 (vLLM KimiK3ToolParser); no primary source available",
     ),
