@@ -143,6 +143,9 @@ FORMATS = [
         codec=JsonArgsCodec,
         header=_route_calls,
         header_states=(REASONING, CONTENT, CALL_BODY),
+        # under tool_choice required / named gpt-oss still writes Harmony messages (a constrained
+        # decoder uses a Harmony structural tag), so those outputs parse as with auto
+        extra={"native_under_constraint": True},
         **_COMMON,  # type: ignore[arg-type]
     ),
 ]
