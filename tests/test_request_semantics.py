@@ -320,3 +320,37 @@ def test_a_format_that_keeps_its_markers_under_constraint_parses_like_auto(monke
     constraint = grammar.for_request(parser, tools=TOOLS, tool_choice="required")
     assert constraint is not None and constraint["structural_tag"]["format"]["at_least_one"]
     assert "json_schema" in grammar.for_request(Parser(None, "qwen3_coder"), tools=TOOLS, tool_choice="required")
+
+
+def test_response_layer_and_grammars_import_with_third_party_packages_blocked() -> None:
+    """trisect.chat and trisect.grammar are core: standard library only (openai / xgrammar are
+    what the tests validate against, never imported by trisect)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import sys
+        allowed = set(sys.stdlib_module_names) | {"trisect", "_distutils_hack", "__editable___trisect_0_1_0_finder"}
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] not in allowed:
+                    raise ImportError("blocked third-party import: " + name)
+                return None
+        sys.meta_path.insert(0, Block())
+        import trisect
+        from trisect import chat, grammar
+        tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+        parser = trisect.Parser("qwen3", "hermes")
+        out = '<think>a</think>b<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+        done = chat.chat_completion(parser, out, tools=tools)
+        assert done["choices"][0]["finish_reason"] == "tool_calls", done
+        assert grammar.structural_tag(parser, tools)["type"] == "structural_tag"
+        assert grammar.json_schema(tools, "required")["type"] == "array"
+        print("ok")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
