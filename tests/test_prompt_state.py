@@ -109,3 +109,19 @@ def test_text_markers_given_as_ids_are_decoded() -> None:
     assert p.stream(prompt_token_ids=ids).state == C
     ids = tokenizers.encode("olmo3", "<|im_start|>assistant\n<think>\n")
     assert p.stream(prompt_token_ids=ids, chat_template_kwargs={"enable_thinking": False}).state == R
+
+
+@pytest.mark.parametrize(
+    ("partial", "want"),
+    [("<think>\nLet me see", R), ("<think>\nDone.\n</think>\n\nThe answer is", C)],
+)
+def test_continue_final_message(partial: str, want: str) -> None:
+    """``continue_final_message``: the prompt is the conversation with the assistant's partial
+    message, without its end-of-turn; a partial message inside the block continues reasoning."""
+    full = render_mutable("Qwen-Qwen3-0.6B.jinja", [USER, {"role": "assistant", "content": partial}])
+    prompt = full[: full.rindex("<|im_end|>")]
+    assert Parser("qwen3").stream(prompt_text=prompt, chat_template_kwargs={"enable_thinking": True}).state == want
+    ids = tokenizers.encode("qwen3", prompt)
+    qwen = Parser("qwen3", tokenizer=tokenizers.load("qwen3"))
+    assert qwen.stream(prompt_token_ids=ids).state == want
+    assert qwen.is_reasoning_end(ids) == (want != R)

@@ -182,3 +182,10 @@ def test_effort_switches() -> None:
     assert v4.parse("a</think>b").reasoning == "a"
     assert v4.parse("a", reasoning_effort="none").content == "a"
     assert v4.parse("a", chat_template_kwargs={"thinking": False}).content == "a"
+
+
+def test_reasoning_case_files_are_fresh() -> None:
+    """tests/cases/*/reasoning*.jsonl are exactly what tests/support/render_reasoning.py writes."""
+    from support import render_reasoning
+
+    assert render_reasoning.main(["--check"]) == 0

@@ -10,9 +10,10 @@ after a turn marker such as ``<|im_start|>``, when the sequence holds a prompt t
 
 * a turn marker -> between turns (what follows decides; if nothing does, the request's switch
   and the family's default do);
-* a reasoning start marker -> in reasoning, except that in content it opens a block only for
-  formats whose table says so (Mistral ``[THINK]``, Gemma 4 channels, Kimi, Granite): elsewhere
-  it is text there, exactly as in the text view;
+* a reasoning start marker -> in reasoning, except that in the output's content it opens a
+  block only for formats whose table says so (Mistral ``[THINK]``, Gemma 4 channels, Kimi,
+  Granite): elsewhere it is text there, exactly as in the text view. After a turn marker (prompt
+  text: a template's empty block followed by a continued ``<think>``) it always opens one;
 * a marker that ends reasoning (the end marker, and the tool-call markers the table lets end
   it) -> content; in content it is absorbed (a duplicate end marker changes nothing).
 
@@ -106,7 +107,11 @@ class TokenView:
             if kind is None:
                 continue
             if kind == _END:
-                return True
+                if not skipped_start:
+                    return True
+                # a start marker after this end opens a block only in prompt text (a turn marker
+                # came before); in the output's content it is text. Rare: scans back once more.
+                return not any(kinds.get(t) == _TURN_MARK for t in token_ids[:i])
             if kind == _TURN_MARK:
                 return False if skipped_start else default != REASONING
             if self.opens_in_content:
@@ -126,6 +131,7 @@ class ReasoningTracker:
         self._default_out = default != REASONING
         self._state = _IN if initial == REASONING else _OUT
         self.position = 0  # ids fed so far
+        self._prompt_like = False  # a turn marker was seen: what follows is prompt text
         self.reasoning_tokens = 0
         self.content_start: int | None = None if self._state == _IN else 0
         # text markers
@@ -162,9 +168,10 @@ class ReasoningTracker:
         state = self._state
         if kind == _TURN_MARK:
             self._state = _TURN
+            self._prompt_like = True
             self.content_start = after if self._default_out else None
         elif kind == _START:
-            if state != _OUT or self._view.opens_in_content:
+            if state != _OUT or self._view.opens_in_content or self._prompt_like:
                 self._state = _IN
                 self.content_start = None
         elif state != _OUT:  # an end marker ends the block (in content it is absorbed)
