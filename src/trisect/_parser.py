@@ -155,7 +155,8 @@ class Parser:
 
     def is_reasoning_end(self, token_ids: Sequence[int], **options: Any) -> bool:
         """Has reasoning ended in ``token_ids`` (the output so far, or prompt + output)? The
-        latest block wins; options as for ``parse()`` decide where the output starts."""
+        latest block wins; options as for ``parse()`` decide where the output starts. Cost: the
+        ids after the last marker (no decoding); per decode step use ``reasoning_tracker``."""
         view, initial, default = self._token_view(options)
         if view.needs_engine:
             return self.reasoning_tracker(**options).feed(token_ids)

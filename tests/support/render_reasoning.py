@@ -1187,6 +1187,17 @@ def identity_cases() -> Book:
     b.add("identity-plain", src, C, content=C, tokenizer="qwen3", options=ON)
     b.add("identity-multibyte", src, C_MB, content=C_MB, tokenizer="qwen3")
     b.add("identity-truncated", src, R, content=R, tokenizer="qwen3", truncated=True)
+    b.add("identity-thinking-off", src + "; switches change nothing", C, content=C, tokenizer="qwen3", options=OFF)
+    out = f"{R}</think></think>{C}"
+    b.add(
+        "identity-end-markers-are-content",
+        src + "; no start marker, two end markers: all text",
+        out,
+        content=out,
+        tokenizer="qwen3",
+    )
+    out = f'{R}</think><tool_call>{{"name": "get_weather", "arguments": {{}}}}</tool_call>'
+    b.add("identity-tool-marker-is-content", src + "; no tool format either", out, content=out, tokenizer="qwen3")
     return b
 
 
