@@ -313,6 +313,7 @@ def chat_completion(
     stream_options.pop("include_usage", None)
     stream_options.pop("continuous_usage", None)
     stream_options.pop("repeat_tool_call_ids", None)
+    stream_options.pop("atomic_tool_calls", None)
     chat = ChatStream(parser, atomic_tool_calls=True, **stream_options)
     chunks = chat.feed(output, token_ids, logprobs=logprobs)
     chunks += chat.finish(finish_reason, completion_tokens=completion_tokens)
