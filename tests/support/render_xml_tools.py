@@ -390,6 +390,36 @@ def glm_extra(b: Book, f: Family) -> None:
     i = text.index("</arg_value> y")
     ids = tk.encode("glm", text[:i]) + tk.encode("glm", "</arg_value>") + tk.encode("glm", text[i + 12 :])
     assert ids == tk.encode("glm", text)
+    value = "see </arg_value><arg_key>x</arg_key> here"
+    t2 = w([("write_file", [("path", "a.txt", True), ("content", value, True)])])
+    i = t2.index(value)
+    ids2 = tk.encode("glm", t2[:i]) + ordinary("glm", value) + tk.encode("glm", t2[i + len(value) :])
+    add(
+        "ids-markers-as-ordinary-tokens-inside-value",
+        "the value spells '</arg_value><arg_key>' with ordinary tokens: with ids they are value text "
+        "(the text-only rule would end the value there)",
+        t2,
+        tool_calls=[call("write_file", {"path": "a.txt", "content": value})],
+        token_ids=ids2,
+        ids_only=True,
+    )
+    if f.reasoning is not None:
+        mention = "A call looks like <tool_call>NAME then its arguments."
+        t2 = ("<think>" if w is glm47_write else "\n<think>") + mention + "</think>" + w(as_calls([PARIS]))
+        j = t2.index("<tool_call>NAME")
+        ids2 = tk.encode("glm", t2[:j]) + ordinary("glm", "<tool_call>") + tk.encode("glm", t2[j + 11 :])
+        b.add(
+            f"{f.tag}-ids-tool-call-mention-in-reasoning",
+            src + "; reasoning mentions '<tool_call>' as ordinary tokens: with ids it does not end reasoning "
+            "(vLLM #40861)",
+            t2,
+            reasoning=mention,
+            tool_calls=[PARIS],
+            tools=TOOLS,
+            tokenizer="glm",
+            token_ids=ids2,
+            ids_only=True,
+        )
     add(
         "closer-token-inside-value",
         "the template tokenizes '</arg_value>' inside a value as the added token, so ids do not "

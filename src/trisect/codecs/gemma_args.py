@@ -79,7 +79,7 @@ class GemmaArgsCodec:
             if self._partial:  # an opening delimiter split across pieces
                 held = self._partial
                 need = quote[len(held) :]
-                got = s[i : i + len(need)]
+                got = s[i : min(end, i + len(need))]
                 if got != need[: len(got)]:
                     self.failed = True  # "<" that does not start a string: not this grammar
                     return i
