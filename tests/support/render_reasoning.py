@@ -60,13 +60,21 @@ GET_WEATHER = tool(
 )
 
 
-def ordinary_ids(tokenizer: str, pieces: list[tuple[str, bool]]) -> list[int]:
-    """Ids of the concatenated pieces; pieces marked True are spelled with ordinary tokens."""
-    module = importlib.import_module(f"support.tok_{tokenizer}")
-    ordinary = module.load_ordinary()
+def ordinary(tokenizer: str, pieces: list[tuple[str, bool]]) -> list[int]:
+    """Ids of the concatenated pieces; pieces marked True are spelled with ordinary tokens (the
+    real tokenizers through ``tokenizers.encode_ordinary``, synthetic ones through their
+    ``load_ordinary()``)."""
+    ordinary_tok = None
+    if tokenizer not in ("qwen3", "deepseek_v3"):
+        ordinary_tok = importlib.import_module(f"support.tok_{tokenizer}").load_ordinary()
     ids: list[int] = []
     for text, as_ordinary in pieces:
-        ids += ordinary.encode(text, add_special_tokens=False).ids if as_ordinary else tk.encode(tokenizer, text)
+        if not as_ordinary:
+            ids += tk.encode(tokenizer, text)
+        elif ordinary_tok is None:
+            ids += tk.encode_ordinary(tokenizer, text)
+        else:
+            ids += ordinary_tok.encode(text, add_special_tokens=False).ids
     return ids
 
 
@@ -255,9 +263,7 @@ def prefilled(end: str) -> Callable[[str, str], str]:
 
 
 QWEN_OPEN = "<|im_start|>assistant\n<think>\n"
-QWEN_CLOSED = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
 DS_OPEN = "<｜User｜>Hi<｜Assistant｜><think>"
-DS_CLOSED = "<｜User｜>Hi<｜Assistant｜><think></think>"
 DS_ON = {"chat_template_kwargs": {"thinking": True}}
 DS_OFF = {"chat_template_kwargs": {"thinking": False}}
 
@@ -504,15 +510,6 @@ FAMILIES: list[Family] = [
         tool_marker="<|START_ACTION|>",
     ),
 ]
-
-
-def ordinary(tokenizer: str, pieces: list[tuple[str, bool]]) -> list[int]:
-    if tokenizer in ("qwen3", "deepseek_v3"):
-        ids: list[int] = []
-        for text, as_ordinary in pieces:
-            ids += tk.encode_ordinary(tokenizer, text) if as_ordinary else tk.encode(tokenizer, text)
-        return ids
-    return ordinary_ids(tokenizer, pieces)
 
 
 # --------------------------------------------------------------------------------------
