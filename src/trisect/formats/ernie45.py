@@ -13,8 +13,9 @@ or ``REASONING\\n</think>\\nCONTENT``. The output starts in reasoning (a ``<thin
 writes is absorbed); no ``</think>`` means it was cut off while thinking. ``<response>`` also
 ends reasoning; ``<response>`` / ``</response>`` are absorbed in content.
 
-Reference: FORMATS.md ``ernie45`` (vLLM Ernie45ReasoningParser; its docstring shows both
-shapes above).
+Reference: FORMATS.md ``ernie45`` (vLLM Ernie45ReasoningParser). The markers are marked
+"(mem)" there and no ERNIE template or tokenizer was available to verify them: the examples
+above are documented, not rendered.
 """
 
 from __future__ import annotations

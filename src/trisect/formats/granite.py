@@ -13,8 +13,10 @@ reasoning is the text after the thought-process marker, so an answer without it 
 (thinking on or off). A repeated response marker in content is absorbed.
 
 Reference: FORMATS.md ``granite`` (vLLM GraniteReasoningParser, text markers in both
-spellings); ibm-granite granite-3.3-2b-instruct chat template (``thinking`` switch,
-tests/data/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
+spellings, marked "(mem)" there); ibm-granite granite-3.3-2b-instruct chat template (the
+``thinking`` switch and the generation prompt, tests/data/templates/ibm-granite-granite-3.3-2B-
+Instruct.jinja; that template's system prompt asks for ``<think>``/``<response>`` tags, which
+are not this parser's markers).
 """
 
 from __future__ import annotations

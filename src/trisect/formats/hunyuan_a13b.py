@@ -13,7 +13,8 @@ Thinking on unless ``enable_thinking`` is false; the model then writes an empty 
 (``<think>\\n\\n</think>``), which opens and closes even in content. ``<answer>`` also ends
 reasoning; the answer markers are absorbed.
 
-Reference: FORMATS.md ``hunyuan_a13b`` (vLLM HunyuanA13BReasoningParser).
+Reference: FORMATS.md ``hunyuan_a13b`` (vLLM HunyuanA13BReasoningParser). The markers are
+marked "(mem)" there and no Hunyuan template or tokenizer was available to verify them.
 """
 
 from __future__ import annotations

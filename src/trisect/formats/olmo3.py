@@ -8,7 +8,8 @@ The markers are not special tokens: they are matched as text even when token ids
 Thinking on unless ``enable_thinking`` (or ``thinking``) is false; the output may or may not
 repeat the ``<think>`` the prompt opened. A duplicate ``</think>`` is absorbed.
 
-Reference: FORMATS.md ``olmo3`` (vLLM Olmo3ReasoningParser, string-based matching).
+Reference: FORMATS.md ``olmo3`` (vLLM Olmo3ReasoningParser, string-based matching; markers
+marked "(mem)" there, no OLMo 3 template or tokenizer available to verify them).
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ Both start in reasoning: everything before ``</think>`` is reasoning, no ``</thi
 the output was cut off while thinking. For Step-3 a ``<think>`` is reasoning text. A duplicate
 ``</think>`` is absorbed. Newlines around ``</think>`` are formatting (Step-3.5 trims them).
 
-Reference: FORMATS.md ``step3`` (vLLM Step3ReasoningParser: ``</think>`` only) and ``step3p5``
-(Step3p5ReasoningParser, markers verified @7875fdb2).
+Reference: FORMATS.md ``step3`` (vLLM Step3ReasoningParser: ``</think>`` only; marked "(mem)"
+there) and ``step3p5`` (Step3p5ReasoningParser, markers verified @7875fdb2). Not replicated:
+Step-3.5's streaming ``is_reasoning_end`` waiting one token after ``</think>``.
 """
 
 from __future__ import annotations
