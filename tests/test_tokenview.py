@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from support import tokenizers
 from trisect import Parser, RequestError
-from trisect.testing import Case
+from trisect.testing import Case, engine_deltas
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 
@@ -55,6 +55,14 @@ def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
     assert text_view[0] == token_view[0], "initial state"
     assert _ends(token_view) == _ends(text_view), (text_view, token_view)
     assert token_view[-1] == text_view[-1]
+    # the same with the text an engine's detokenizer sends next to each id
+    stream = parser.stream(**request)
+    with_text = [stream.reasoning_ended]
+    for text, chunk in engine_deltas(case.tokenizer, ids, [1] * len(ids)):
+        if chunk:
+            stream.feed(text, chunk)
+            with_text.append(stream.reasoning_ended)
+    assert _ends(with_text) == _ends(token_view), (with_text, token_view)
     # the whole-sequence call agrees with the streaming one at every prefix
     for k in range(len(ids) + 1):
         assert parser.is_reasoning_end(ids[:k], **request) == token_view[k], k
