@@ -64,6 +64,10 @@ TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
 
 def ordinary(tokenizer: str, text: str) -> list[int]:
     """Ids of ``text`` with marker strings spelled as ordinary tokens."""
+    if tokenizer == "lfm2":  # synthetic: the same BPE without its added tokens
+        from support import tok_lfm2
+
+        return list(tok_lfm2.load_ordinary().encode(text, add_special_tokens=False).ids)
     return list(tk.load(tokenizer).encode(text, allowed_special=set(), disallowed_special=()))
 
 
@@ -688,6 +692,15 @@ def llama4_book() -> Book:
         tools=PY_TOOLS,
         tokenizer=tok,
     )
+    out = "<|python_start|>[write_file(path='b.txt', content='<|python_end|>')]<|python_end|>"
+    b.add(
+        "l4-wrap-marker-whole-value",
+        "FORMATS.md llama4_pythonic: a value that is just the closing marker (special token right after the quote)",
+        out,
+        tool_calls=[call("write_file", {"path": "b.txt", "content": "<|python_end|>"})],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
     bad = '<|python_start|>[get_weather(city="Paris"<|python_end|>'
     b.add(
         "l4-malformed-closed-early",
@@ -802,6 +815,7 @@ LFM2_SRC = "FORMATS.md lfm2 (vLLM lfm2 tool parser): <|tool_call_start|>[pythoni
 def lfm2_book() -> Book:
     b = Book("lfm2/lfm2.jsonl", None, "lfm2")
     s, e = "<|tool_call_start|>", "<|tool_call_end|>"
+    tok = "lfm2"
     two = [call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "Europe/Paris"})]
     b.add(
         "lfm2-one-call",
@@ -809,7 +823,7 @@ def lfm2_book() -> Book:
         s + '[get_weather(location="Paris")]' + e,
         tool_calls=two[:1],
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     b.add(
         "lfm2-parallel",
@@ -817,7 +831,7 @@ def lfm2_book() -> Book:
         s + "[get_weather(location='Paris'), get_time(timezone='Europe/Paris')]" + e,
         tool_calls=two,
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     out = "Checking now. " + s + '[get_weather(location="Paris")]' + e + " The result follows."
     b.add(
@@ -827,7 +841,7 @@ def lfm2_book() -> Book:
         content=joined("Checking now. ", " The result follows."),
         tool_calls=two[:1],
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     b.add(
         "lfm2-typed",
@@ -835,7 +849,7 @@ def lfm2_book() -> Book:
         s + "[" + TYPED_SRC + ", " + JSONISH_SRC + "]" + e,
         tool_calls=[call("configure", TYPED), call("configure", JSONISH)],
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     b.add(
         "lfm2-marker-text-in-value",
@@ -843,7 +857,7 @@ def lfm2_book() -> Book:
         s + '[search(query="' + e + ' and ]")]' + e,
         tool_calls=[call("search", {"query": e + " and ]"})],
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     text = "Lists like [get_weather(location='Paris')] outside the markers are content."
     b.add(
@@ -852,7 +866,7 @@ def lfm2_book() -> Book:
         text,
         content=text,
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
     )
     bad = s + "[get_weather(location=Paris)]" + e
     b.add(
@@ -861,7 +875,18 @@ def lfm2_book() -> Book:
         bad,
         content="[get_weather(location=Paris)]",
         tools=PY_TOOLS,
-        tokenizer=None,
+        tokenizer=tok,
+    )
+    text = s + '[get_weather(location="Paris")]' + e
+    b.add(
+        "lfm2-ordinary-markers",
+        LFM2_SRC + ": the markers written as ordinary tokens are text, so the list is content",
+        text,
+        content=text,
+        tools=PY_TOOLS,
+        tokenizer=tok,
+        token_ids=ids(tok, (s, True), ('[get_weather(location="Paris")]', False), (e, True)),
+        ids_only=True,
     )
     return b
 

@@ -129,7 +129,7 @@ class PythonicCallCodec:
 
     @property
     def in_string(self) -> bool:
-        return self._state in (_STR, _ESC, _HEX, _OCT)
+        return self._state in (_STR_OPEN, _STR, _ESC, _HEX, _OCT)  # _STR_OPEN2 may be "" (closed)
 
     def take(self) -> str:
         if not self._out:
