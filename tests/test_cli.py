@@ -48,6 +48,9 @@ def test_formats_lists_every_name_with_models() -> None:
     names = {n for row in rows for n in row["names"]}
     assert {"qwen3", "deepseek_r1", "hermes", "qwen3_coder", "qwen3_xml"} <= names
     assert all(row["models"] for row in rows)
+    tools = {row["names"][0]: row["grammar"] for row in rows if row["kind"] == "tools"}
+    assert tools["hermes"].startswith("structural tag")
+    assert tools["pythonic"].startswith("no structural tag:")  # xgrammar cannot express it, and says why
 
 
 def test_bad_input_is_a_clear_error(tmp_path: Path, capsys) -> None:

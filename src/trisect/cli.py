@@ -20,6 +20,7 @@ from ._errors import TrisectError
 from ._examples import EXAMPLES, WEATHER_TOOLS
 from ._message import MessageBuilder
 from ._parser import Parser, formats
+from .grammar import grammar_support
 
 
 def _read(path: str) -> str:
@@ -65,21 +66,29 @@ def cmd_parse(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
-    rows = [(spec.kind, spec.name, ", ".join((spec.name, *spec.aliases)), "; ".join(spec.models)) for spec in formats()]
+    specs = formats()
     if args.json:
-        out.write(
-            json.dumps(
-                [{"kind": k, "names": n.split(", "), "models": m.split("; ") if m else []} for k, _, n, m in rows]
-            )
-        )
-        out.write("\n")
+        rows = [
+            {
+                "kind": spec.kind,
+                "names": [spec.name, *spec.aliases],
+                "models": list(spec.models),
+                "reference": spec.reference,
+                "grammar": grammar_support(spec),
+            }
+            for spec in specs
+        ]
+        out.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     for kind in ("reasoning", "tools"):
         title = "Reasoning formats (--reasoning)" if kind == "reasoning" else "Tool-call formats (--tools)"
         out.write(f"{title}\n")
-        for k, _name, names, models in rows:
-            if k == kind:
-                out.write(f"  {names:<34} {models}\n")
+        for spec in specs:
+            if spec.kind == kind:
+                names = ", ".join((spec.name, *spec.aliases))
+                out.write(f"  {names:<34} {'; '.join(spec.models)}\n")
+                if kind == "tools":
+                    out.write(f"  {'':<34} grammar: {grammar_support(spec)}\n")
         out.write("\n")
     return 0
 
