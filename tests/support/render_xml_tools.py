@@ -523,6 +523,20 @@ def minimax_cases() -> Book:
         content=joined(out[out.index('<invoke name="get_stock_price">') :].removesuffix("</minimax:tool_call>")),
         tool_calls=[PARIS],
     )
+    value = "x </minimax:tool_call>\n<minimax:tool_call> y"
+    text = minimax_write([("write_file", [("path", "a.txt", True), ("content", value, True)])])
+    i = text.index(value)
+    ids = tk.encode("minimax", f.prefix + text[:i]) + ordinary("minimax", value)
+    ids += tk.encode("minimax", text[i + len(value) :])
+    add(
+        "ids-markers-as-ordinary-tokens-inside-value",
+        "the value spells the block's closer and opener with ordinary tokens: with ids they are value text "
+        "(the text-only rule would end the call there, as the closer is followed by an opener)",
+        text,
+        tool_calls=[call("write_file", {"path": "a.txt", "content": value})],
+        token_ids=ids,
+        ids_only=True,
+    )
     out = "Done.</minimax:tool_call>"
     add("stray-block-close-absorbed", "a stray '</minimax:tool_call>' in content is absorbed (FORMATS.md)", out,
         content="Done.")
