@@ -88,3 +88,19 @@ def test_each_analysis_message_is_a_reasoning_block() -> None:
     stream.feed("<|end|><|start|>assistant<|channel|>analysis<|message|>more")
     assert not stream.reasoning_ended
 
+
+@pytest.mark.parametrize(
+    ("prompt", "reasoning", "content"),
+    [
+        ("<|start|>user<|message|>hi<|end|><|start|>assistant", None, "<|channel|>final<|message|>x"),
+        ("<|start|>assistant<|channel|>analysis<|message|>", "x", None),
+        ("<|start|>assistant<|channel|>final<|message|>", None, "x"),
+        ("<|start|>assistant<|channel|>analysis<|message|>done<|end|>", None, "x"),  # closed: a header next
+    ],
+)
+def test_prompt_that_opened_a_body(prompt: str, reasoning: str | None, content: str | None) -> None:
+    msg = Parser("openai_gptoss", "openai").parse("x", prompt_text=prompt)
+    if content is not None and content.startswith("<|channel|>"):
+        msg = Parser("openai_gptoss", "openai").parse("<|channel|>final<|message|>x", prompt_text=prompt)
+        content = "x"
+    assert (msg.reasoning, msg.content) == (reasoning, content)

@@ -1,7 +1,8 @@
 """gpt-oss Harmony: messages on channels, tool calls addressed to a recipient.
 
 Wire format (the prompt ends with ``<|start|>assistant``, so the output begins in the first
-message's header)::
+message's header; a prompt that already opened an analysis / final message body, given as
+``prompt_text``, starts there)::
 
     <|channel|>analysis<|message|>REASONING<|end|>
     <|start|>assistant<|channel|>final<|message|>CONTENT<|return|>
@@ -95,8 +96,19 @@ def _route_calls(text: str) -> tuple[str, str | None] | None:
     return CALL_BODY, recipient.removeprefix("functions.")
 
 
-def _in_header(_request: Request) -> str:
-    """the output starts in the header of a message (the prompt ends with ``<|start|>assistant``)"""
+def _in_header(request: Request) -> str:
+    """the output starts in the header of a message (the prompt ends with ``<|start|>assistant``),
+    or in the body of an analysis / final / commentary message the prompt (``prompt_text``)
+    already opened"""
+    prompt = request.prompt_text
+    if prompt:
+        last = prompt.rfind(START)
+        tail = prompt[last:] if last >= 0 else ""
+        head, sep, _body = tail.partition(MESSAGE)
+        ended = any(m in tail for m in ("<|end|>", "<|call|>", "<|return|>"))
+        header = read_header(head) if sep and not ended else None
+        if header is not None and header[1] is None:
+            return CHANNELS[header[0]]
     return HEADER
 
 
