@@ -25,8 +25,8 @@ missing ``</arg_value>`` before the next ``<arg_key>`` (the value keeps its text
 name not among the tools (the block stays content). An unfinished block is not a call.
 
 Marker text inside a value: ``</arg_value>`` ends a value only when what follows, after
-whitespace, is ``<arg_key>``, ``</tool_call>``, ``<tool_call>`` or the end of the output;
-anything else is the model writing the tag as part of the value. Inside a value
+whitespace, is ``<arg_key>``, ``</tool_call>`` or ``<tool_call>``; anything else (the end of the
+output included) is the model writing the tag as part of the value. Inside a value
 ``</tool_call>`` and ``<tool_call>`` are always value text (a value is closed by
 ``</arg_value>`` or, recovering, by the next ``<arg_key>``), so an output cut off inside a
 value never yields a call. The rule holds with token ids too: every GLM marker is an added

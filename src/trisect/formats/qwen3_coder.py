@@ -26,10 +26,11 @@ call; its text stays content.
 
 Marker text inside a value: a closing tag inside a value (``</parameter>``, ``</function>``,
 ``</tool_call>``) ends it only when what follows, after whitespace, is the next structural tag
-(``<parameter=``, ``</function>``, ``</tool_call>``, ``<tool_call>``, ``<function=``) or the end
-of the output; anything else means the model is writing the tag as part of the value. The
-rule holds for the special tokens ``<tool_call>`` / ``</tool_call>`` (151657 / 151658) too: the
-template tokenizes such text inside a value as those very tokens.
+(``<parameter=``, ``</function>``, ``</tool_call>``, ``<tool_call>``, ``<function=``); anything
+else means the model is writing the tag as part of the value, and so does a closing tag the
+output ends with (a value cut off there never completes a call). The rule holds for the
+special tokens ``<tool_call>`` / ``</tool_call>`` (151657 / 151658) too: the template tokenizes
+such text inside a value as those very tokens.
 
 Reference: Qwen/Qwen3-Coder-30B-A3B-Instruct chat template; vLLM ``qwen3_coder`` engine tool
 parser.
@@ -58,7 +59,7 @@ def function_xml_format(
     """The ``<function=NAME><parameter=K>V</parameter></function>`` grammar inside the family's
     call wrapper (``<tool_call>`` for Qwen3-Coder, ``<seed:tool_call>`` for Seed-OSS)."""
     # Inside a value, a closing tag written as text ends the value only when the structure goes
-    # on after it (or the output ends): a file that mentions "</parameter>" mid-line stays value.
+    # on after it: a file that mentions "</parameter>" mid-line stays value.
     after_call = (tool_start, "<function=")
     after_function = (tool_end, *after_call)
     after_value = ("<parameter=", "</function>", *after_function)
