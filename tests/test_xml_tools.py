@@ -181,3 +181,13 @@ def test_gemma_codec_split_delimiter() -> None:
         assert j == i + 1
         out.append(codec.take())
     assert codec.done and json.loads("".join(out)) == {"k": "a}b", "n": -2.5e3, "z": "nul"}
+
+
+def test_minicpm5_and_minimax_m3_case_files_are_fresh() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent / "support" / "render_more_xml.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
