@@ -28,7 +28,6 @@ llama4_pythonic; the others have no tokenizer here and run on text.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import unicodedata
@@ -41,6 +40,7 @@ if __name__ == "__main__":  # run as a script: import `support` as a package, no
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
     sys.path.insert(0, str(TESTS))
 
+from support import casefile  # noqa: E402
 from support import tokenizers as tk  # noqa: E402
 from support.render_cases import (  # noqa: E402
     CASES,
@@ -1159,20 +1159,7 @@ def build() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
-    args = parser.parse_args(argv)
-    files = build()
-    stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
-    if args.check:
-        for p in stale:
-            print(f"stale: {p.relative_to(TESTS.parent)}")
-        return 1 if stale else 0
-    for p, text in files.items():
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-        print(f"{p.relative_to(TESTS.parent)}: {text.count(chr(10))} cases")
-    return 0
+    return casefile.main(build, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

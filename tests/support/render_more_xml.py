@@ -14,6 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__":  # run as a script: import `support` as a package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from support import casefile  # noqa: E402
+
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
@@ -261,23 +266,15 @@ def minimax_m3() -> list[dict[str, Any]]:
 FILES = {"minicpm5/minicpm5.jsonl": minicpm5, "minimax_m3/minimax_m3.jsonl": minimax_m3}
 
 
-def main(argv: list[str]) -> int:
-    stale = []
-    for rel, build in FILES.items():
-        path = CASES / rel
-        text = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in build())
-        if "--check" in argv:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(rel)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"{rel}: {text.count(chr(10))} cases")
-    if stale:
-        print("stale:", ", ".join(stale))
-        return 1
-    return 0
+def build() -> dict[Path, str]:
+    return {
+        CASES / rel: "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in make()) for rel, make in FILES.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return casefile.main(build, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(main())
