@@ -104,3 +104,13 @@ def test_prompt_that_opened_a_body(prompt: str, reasoning: str | None, content: 
         msg = Parser("openai_gptoss", "openai").parse("<|channel|>final<|message|>x", prompt_text=prompt)
         content = "x"
     assert (msg.reasoning, msg.content) == (reasoning, content)
+
+
+def test_grammar_waits_for_a_harmony_header_unless_the_prompt_opened_a_final_message() -> None:
+    """An analysis message may come first: a grammar must not apply from the first token."""
+    import trisect
+
+    parser = trisect.Parser("openai_gptoss", "openai")
+    assert not parser.reasoning_ended_at_start(prompt_text="<|start|>user<|message|>hi<|end|><|start|>assistant")
+    assert not parser.reasoning_ended_at_start(prompt_text="<|start|>assistant<|channel|>analysis<|message|>")
+    assert parser.reasoning_ended_at_start(prompt_text="<|start|>assistant<|channel|>final<|message|>")

@@ -16,7 +16,7 @@ from ._errors import RequestError
 from ._message import Message, MessageBuilder
 from ._prompt import CLOSED, OPEN, prompt_verdict
 from ._request import Request, make_request
-from ._spec import CONTENT, REASONING, FormatSpec, combine
+from ._spec import CONTENT, REASONING, FormatSpec, Region, combine
 from ._stream import StreamParser
 from ._tokenizer import Vocab
 from ._tokenview import EngineTracker, ReasoningTracker, TokenView
@@ -84,7 +84,14 @@ class Parser:
             options["prompt_token_ids"] = prompt_token_ids
         if prompt_text is not None:
             options["prompt_text"] = prompt_text
-        return self.initial_state(make_request(options)) != REASONING
+        request = make_request(options)
+        state = self.initial_state(request)
+        compiled = self._compiled_for(request)
+        if compiled.spec.header is not None:
+            # channel formats (Harmony): a message header decides, and an analysis message may
+            # come first, so only a prompt that already opened a non-reasoning message counts
+            return compiled.states[state].region is Region.CONTENT
+        return state != REASONING
 
     def __repr__(self) -> str:
         return f"Parser(reasoning={self.reasoning!r}, tools={self.tools!r})"
