@@ -20,20 +20,19 @@ With a vLLM venv (env VLLM_VENV, default ~/.cache/trisect-bench/vllm-venv) the
 same token ids and deltas go, in the same run, through vLLM's parsers via
 bench/vllm_driver.py (vLLM's serving code path from ../shared/bench/vllm_oracle.py).
 Each result is checked against what was rendered (OK / FAIL per row). No timing
-is asserted anywhere. Medians over a few repeats; time.perf_counter.
+is asserted anywhere. Medians over a few repeats of time.perf_counter (and of
+time.process_time, shown with --clock cpu and in the growth lines).
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,7 +47,16 @@ CACHE = Path(os.environ.get("TRISECT_BENCH_CACHE") or Path.home() / ".cache" / "
 DEFAULT_VENV = CACHE / "vllm-venv"
 
 sys.path.insert(0, str(HERE))
-from bench_common import TOOLS, check_result, estimate_seconds  # noqa: E402
+from bench_common import (  # noqa: E402
+    TOOLS,
+    add_run,
+    check_result,
+    clock_start,
+    clock_stop,
+    estimate_seconds,
+    settle_gc,
+    summarize,
+)
 
 # combo -> (reasoning format, tool format, tokenizer family)
 COMBOS = {
@@ -468,38 +476,38 @@ def message_dict(msg) -> dict:
     }
 
 
-def time_trisect_stream(parser, deltas: list[str], id_groups: list | None) -> tuple[float, list]:
+def time_trisect_stream(parser, deltas: list[str], id_groups: list | None) -> tuple[tuple[float, float], list]:
     stream = parser.stream(tools=TOOLS)
     feed = stream.feed
     out: list = []
     append = out.append
-    gc.collect()
+    settle_gc()
     if id_groups is None:
-        t0 = time.perf_counter()
+        t0 = clock_start()
         for piece in deltas:
             d = feed(piece)
             if d is not None:
                 append(d)
         d = stream.finish()
-        t = time.perf_counter() - t0
+        t = clock_stop(t0)
     else:
-        t0 = time.perf_counter()
+        t0 = clock_start()
         for piece, ids in zip(deltas, id_groups, strict=True):
             d = feed(piece, ids)
             if d is not None:
                 append(d)
         d = stream.finish()
-        t = time.perf_counter() - t0
+        t = clock_stop(t0)
     if d is not None:
         out.append(d)
     return t, out
 
 
-def time_trisect_whole(parser, text: str) -> tuple[float, object]:
-    gc.collect()
-    t0 = time.perf_counter()
+def time_trisect_whole(parser, text: str) -> tuple[tuple[float, float], object]:
+    settle_gc()
+    t0 = clock_start()
     msg = parser.parse(text, tools=TOOLS)
-    return time.perf_counter() - t0, msg
+    return clock_stop(t0), msg
 
 
 def _group(seq: list, k: int) -> list:
@@ -520,7 +528,10 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
     for case in cases:
         key = (case["reasoning"], case["tool"])
         if key not in parsers:
-            parsers[key] = trisect.Parser(reasoning=case["reasoning"], tools=case["tool"])
+            kw = {}
+            if args.feed_ids and case.get("tok_enc") is not None:
+                kw["tokenizer"] = case["tok_enc"]  # markers matched by token id
+            parsers[key] = trisect.Parser(reasoning=case["reasoning"], tools=case["tool"], **kw)
         parser = parsers[key]
         n_tok = len(case["pieces"])
         reps = repeats_for(case["target"], args)
@@ -548,18 +559,18 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
                     entry["check"] = err
                     break
                 t, out = res
-                entry["runs"].append(t)
+                add_run(entry, t)
                 if entry["check"] is None:
                     folded, err = _safe(fold_deltas, out)
                     entry["check"] = err or check_result(folded, case["expect"])
-                if t > args.long_run_seconds:
+                if t[0] > args.long_run_seconds:
                     break
             if entry["runs"]:
-                entry["us_per_tok"] = statistics.median(entry["runs"]) / n_tok * 1e6
+                summarize(entry, n_tok)
                 history.setdefault(skey, []).append((n_tok, entry["us_per_tok"]))
                 log(
                     f"[trisect] {case['id']} stream/{k}: {entry['us_per_tok']:.2f} us/token "
-                    f"({len(entry['runs'])} runs, {entry['check']})"
+                    f"(CPU {entry['cpu_us_per_tok']:.2f}; {len(entry['runs'])} runs, {entry['check']})"
                 )
         whole = {"runs": [], "check": None}
         for _ in range(max(reps, 5)):
@@ -568,14 +579,14 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
                 whole["check"] = err
                 break
             t, msg = res
-            whole["runs"].append(t)
+            add_run(whole, t)
             if whole["check"] is None:
                 md, err = _safe(message_dict, msg)
                 whole["check"] = err or check_result(md, case["expect"])
-            if t > args.long_run_seconds:
+            if t[0] > args.long_run_seconds:
                 break
         if whole["runs"]:
-            whole["s"] = statistics.median(whole["runs"])
+            summarize(whole)
             log(f"[trisect] {case['id']} whole: {case['bytes'] / whole['s'] / 1e6:.2f} MB/s ({whole['check']})")
         case["t"]["whole"] = whole
 
@@ -682,19 +693,20 @@ def _fmt(x: float | None, nd: int = 2) -> str:
     return f"{x:.{nd}f}"
 
 
-def _stream_cell(entry: dict | None) -> tuple[float | None, str]:
+def _stream_cell(entry: dict | None, key: str) -> tuple[float | None, str]:
     if not entry:
         return None, "-"
     if entry.get("skipped"):
         return None, "skip"
-    v = entry.get("us_per_tok")
+    v = entry.get(key)
     return v, _fmt(v)
 
 
 def _ratio(v: float | None, t: float | None) -> str:
     if v is None or t is None or t <= 0:
         return "-"
-    return f"{v / t:.1f}x" if v / t < 100 else f"{v / t:.0f}x"
+    r = v / t
+    return f"{r:.2f}x" if r < 1 else f"{r:.1f}x" if r < 100 else f"{r:.0f}x"
 
 
 def _check_summary(entries: list[dict | None]) -> str:
@@ -707,6 +719,7 @@ def _check_summary(entries: list[dict | None]) -> str:
 
 def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
     ks = args.chunk_sizes
+    tok_key, s_key = ("cpu_us_per_tok", "cpu_s") if args.clock == "cpu" else ("us_per_tok", "s")
     s_head = ["combo", "shape", "tokens"]
     for k in ks:
         lab = f"{k}tok"
@@ -727,8 +740,8 @@ def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
         for k in ks:
             te = (t.get("stream") or {}).get(k)
             ve = (v.get("stream") or {}).get(str(k))
-            tv, ts = _stream_cell(te)
-            vv, vs = _stream_cell(ve)
+            tv, ts = _stream_cell(te, tok_key)
+            vv, vs = _stream_cell(ve, tok_key)
             row.append(ts)
             if vllm_on:
                 row += [vs, _ratio(vv, tv)]
@@ -744,11 +757,12 @@ def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
             row.append(_check_summary(v_entries) if v else "n/a")
         s_rows.append(row)
         mb = c["bytes"] / 1e6
-        tmb = mb / tw["s"] if tw and tw.get("s") else None
-        vmb = mb / vw["s"] if vw and vw.get("s") else None
+        ts_, vs_ = (tw or {}).get(s_key), (vw or {}).get(s_key)
+        tmb = mb / ts_ if ts_ else None
+        vmb = mb / vs_ if vs_ else None
         wrow = [c["combo"], c["shape"], f"{len(c['pieces']):,}", f"{mb:.3f}", _fmt(tmb)]
         if vllm_on:
-            wrow += [_fmt(vmb, 3), _ratio(vw.get("s") if vw else None, tw.get("s") if tw else None)]
+            wrow += [_fmt(vmb, 3), _ratio(vs_, ts_)]
         wrow.append(tw.get("check") if tw and tw.get("check") else "n/a")
         if vllm_on:
             wrow.append(vw.get("check") if vw and vw.get("check") else "n/a")
@@ -772,16 +786,17 @@ def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
             if side == "vLLM" and not vllm_on:
                 continue
             for k in ks:
-                pts = [
+                es = [
                     (len(c["pieces"]), ((c.get(key) or {}).get("stream") or {}).get(k if key == "t" else str(k)))
                     for c in cs
                 ]
-                pts = [(n, e["us_per_tok"]) for n, e in pts if e and e.get("us_per_tok")]
-                if len(pts) >= 2:
-                    (_, c0), (n1, c1) = pts[0], pts[-1]
-                    parts.append(
-                        f"{side} {k}tok {c1 / c0:.2f}" + ("" if n1 == len(cs[-1]["pieces"]) else f" (to {n1:,} tokens)")
-                    )
+                es = [(n, e) for n, e in es if e and e.get("us_per_tok")]
+                if len(es) >= 2:
+                    (_, e0), (n1, e1) = es[0], es[-1]
+                    wall = e1["us_per_tok"] / e0["us_per_tok"]
+                    cpu = e1["cpu_us_per_tok"] / e0["cpu_us_per_tok"]
+                    upto = "" if n1 == len(cs[-1]["pieces"]) else f" to {n1:,} tokens"
+                    parts.append(f"{side} {k}tok {wall:.2f} (CPU {cpu:.2f}){upto}")
         if parts:
             growth.append(
                 f"{combo} / {shape}: cost per token {len(cs[-1]['pieces']):,} vs "
@@ -828,7 +843,11 @@ def machine_note() -> str:
             model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "?")
     except OSError:
         pass
-    return f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
+    load = os.getloadavg()[0]
+    busy = ""
+    if load > (os.cpu_count() or 1):
+        busy = " (busy machine: other processes share the CPUs; wall-clock timings are inflated, long runs most)"
+    return f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, load {load:.2f}{busy}"
 
 
 # ---------------------------------------------------------------------------
@@ -853,8 +872,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shapes", default=",".join(SHAPES), help="tools, content (default: both)")
     ap.add_argument("--chunk", type=int, default=4, help="tokens per delta of the second stream (default 4)")
     ap.add_argument("--repeats", type=int, help="runs per measurement (default 5 up to 4k tokens, else 3)")
+    ap.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="clock of the tables: wall = time.perf_counter (default), cpu = time.process_time "
+        "(steadier on a shared machine); growth is always shown in both",
+    )
     ap.add_argument("--regex-pieces", action="store_true", help="use the regex word splitter, not tiktoken")
-    ap.add_argument("--feed-ids", action="store_true", help="also pass token ids to trisect's feed()")
+    ap.add_argument("--feed-ids", action="store_true", help="give trisect the tokenizer and feed(text, token_ids)")
     ap.add_argument("--no-vllm", action="store_true", help="time trisect only")
     ap.add_argument("--vllm-venv", help=f"vLLM venv (default: $VLLM_VENV or {DEFAULT_VENV})")
     ap.add_argument(
@@ -925,6 +951,7 @@ def main(argv: list[str] | None = None) -> int:
                         "pieces": pieces,
                         "ids": ids,
                         "expect": expect,
+                        "tok_enc": getattr(tok, "enc", None),
                     }
                 )
     log(f"built {len(cases)} outputs in {time.perf_counter() - t_start:.1f}s")
@@ -953,7 +980,8 @@ def main(argv: list[str] | None = None) -> int:
         f"trisect {version} benchmark — {machine_note()}",
         f"token pieces: {', '.join(toks) or '-'}; {vinfo}",
         (
-            f"medians of {args.repeats or '5 (<=4k tokens) / 3'} runs; wall time "
+            f"clock: {'CPU time (time.process_time)' if args.clock == 'cpu' else 'wall (time.perf_counter)'}; "
+            f"medians of {args.repeats or '5 (<=4k tokens) / 3'} runs; total wall time "
             f"{time.perf_counter() - t_start:.0f}s (set-up {t_built - t_start:.0f}s, trisect {t_trisect:.0f}s"
             + (f", vLLM {t_vllm:.0f}s)" if vllm_on else ")")
         ),
@@ -969,7 +997,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text_table(w_rows))
     if growth:
         print()
-        print("Growth of the per-token stream cost (longest / shortest length; 1.0 = flat):")
+        print("Growth of the per-token stream cost, longest / shortest length (1.0 = flat), wall clock")
+        print("and (CPU time); on a busy machine only the CPU-time ratio is meaningful")
         for g in growth:
             print("  " + g)
     for n in notes:
@@ -1002,7 +1031,15 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     if growth:
-        md += ["## Growth of the per-token stream cost", "", *[f"- {g}" for g in growth], ""]
+        md += [
+            "## Growth of the per-token stream cost",
+            "",
+            "Longest / shortest length (1.0 = flat), wall clock and (CPU time); on a busy machine only the "
+            "CPU-time ratio is meaningful.",
+            "",
+            *[f"- {g}" for g in growth],
+            "",
+        ]
     if notes:
         md += ["## Notes", "", *[f"- {n}" for n in notes], ""]
     if fails:

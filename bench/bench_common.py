@@ -5,8 +5,11 @@ Standard library only: this module is imported by both interpreters.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import statistics
+import time
 
 # The OpenAI tool definitions every benchmark request carries.
 TOOLS = [
@@ -113,3 +116,49 @@ def estimate_seconds(history: list[tuple[int, float]], n_tokens: int) -> float |
             growth = max(0.0, math.log(c1 / c0) / math.log(n1 / n0))
     cost = c1 * (n_tokens / n1) ** growth if n_tokens > n1 else c1
     return cost * n_tokens / 1e6
+
+
+def settle_gc() -> None:
+    """Collect garbage, then move every surviving object to the permanent generation.
+
+    Called before each timed run. Without the freeze, a collection triggered inside the
+    timed region would walk the whole set-up heap: the token pieces, vLLM's modules and
+    the 150k-entry vocabularies. That would charge a cost growing with the set-up to
+    whichever parser happened to trigger it. Objects still die by reference counting,
+    and this function collects cycles before each freeze.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+def clock_start() -> tuple[float, float]:
+    """Start a timed region: wall clock (time.perf_counter) and process CPU time."""
+    return time.perf_counter(), time.process_time()
+
+
+def clock_stop(start: tuple[float, float]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) since clock_start().
+
+    On a shared machine, the wall clock also counts the time other processes held the
+    CPU. That inflates long runs more than short ones, because a short run often fits in
+    one scheduler slice. CPU time does not count it.
+    """
+    wall = time.perf_counter() - start[0]
+    return wall, time.process_time() - start[1]
+
+
+def add_run(entry: dict, t: tuple[float, float]) -> None:
+    entry.setdefault("runs", []).append(t[0])
+    entry.setdefault("cpu_runs", []).append(t[1])
+
+
+def summarize(entry: dict, n_tokens: int | None = None) -> None:
+    """Medians: stream entries get us_per_tok / cpu_us_per_tok, whole entries s / cpu_s."""
+    wall = statistics.median(entry["runs"])
+    cpu = statistics.median(entry["cpu_runs"])
+    if n_tokens:
+        entry["us_per_tok"] = wall / n_tokens * 1e6
+        entry["cpu_us_per_tok"] = cpu / n_tokens * 1e6
+    else:
+        entry["s"] = wall
+        entry["cpu_s"] = cpu

@@ -24,11 +24,9 @@ time (env TRISECT_SHARED overrides the folder).
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -40,7 +38,16 @@ sys.path.insert(0, str(SHARED))
 
 import vllm_oracle as vo  # noqa: E402  (sets its offline/logging env vars before vLLM loads)
 
-from bench_common import TOOLS, check_result, estimate_seconds  # noqa: E402
+from bench_common import (  # noqa: E402
+    TOOLS,
+    add_run,
+    check_result,
+    clock_start,
+    clock_stop,
+    estimate_seconds,
+    settle_gc,
+    summarize,
+)
 
 
 def log(msg: str) -> None:
@@ -135,6 +142,13 @@ def build_hf_tokenizer(spec: dict, out_dir: Path) -> Path:
 # ---------------------------------------------------------------------------
 
 
+class TooSlow(Exception):
+    """A vLLM stream ran past its deadline (the projection from shorter lengths was wrong)."""
+
+    def __init__(self, at: int, of: int, seconds: float):
+        super().__init__(f"stopped after {seconds:.0f}s at chunk {at:,} of {of:,}")
+
+
 class Runner:
     def __init__(self, oracle: vo.Oracle):
         self.o = oracle
@@ -145,17 +159,22 @@ class Runner:
         request, _notes = self.o.adjust(request, ctk, [])
         return request, ctk
 
-    def delta_texts(self, chunks: list[list[int]]) -> list[str]:
-        request, _ = self._request(True)
+    def token_texts(self, ids: list[int], stream: bool) -> list[str]:
+        """Each token's text from vLLM's engine-side detokenizer (its ``decode_next``,
+        with the request's skip_special_tokens etc.). ``update()`` itself is not used
+        because it grows the output with ``str +=`` on an attribute, which is
+        quadratic and would dominate the wall time of a 256k-token set-up."""
+        request, _ = self._request(stream)
         detok, _sp = self.o.detokenizer(request, [])
         out = []
-        n = len(chunks)
-        for i, ch in enumerate(chunks):
-            detok.update(ch, False)
-            out.append(detok.get_next_output_text(i == n - 1, True))
+        for t in ids:
+            detok.token_ids.append(t)
+            out.append(detok.decode_next(t))
         return out
 
-    def stream_once(self, texts: list[str], chunks: list[list[int]]) -> tuple[float, dict]:
+    def stream_once(
+        self, texts: list[str], chunks: list[list[int]], deadline: float
+    ) -> tuple[tuple[float, float], dict]:
         from vllm.entrypoints.openai.chat_completion.stream_processor import (
             ChatStreamProcessor,
         )
@@ -169,37 +188,36 @@ class Runner:
         out = []
         append = out.append
         last = len(chunks) - 1
-        gc.collect()
-        t0 = time.perf_counter()
+        settle_gc()
+        t0 = clock_start()
         for i in range(last):
             d = step(texts[i], chunks[i], None, prompt).delta
             if d is not None:
                 append(d)
+            if not i & 1023 and time.perf_counter() - t0[0] > deadline:
+                raise TooSlow(i, len(chunks), time.perf_counter() - t0[0])
         d = step(texts[last], chunks[last], "stop", prompt).delta
         if d is not None:
             append(d)
-        t = time.perf_counter() - t0
+        t = clock_stop(t0)
         agg = vo._Aggregator()
         for d in out:
             agg.add(d)
         return t, agg.result()
 
-    def whole_once(self, ids: list[int]) -> tuple[float, dict]:
+    def whole_once(self, ids: list[int], text: str) -> tuple[tuple[float, float], dict]:
         from vllm.entrypoints.openai.chat_completion.message_assembly import (
             assemble_chat_message_fields,
         )
 
         request, ctk = self._request(False)
-        detok, _sp = self.o.detokenizer(request, [])
-        detok.update(ids, False)
-        text = detok.get_next_output_text(True, False)
         parser = self.o.new_parser(request, ctk)
         parser.set_prompt_token_ids([])
-        gc.collect()
-        t0 = time.perf_counter()
+        settle_gc()
+        t0 = clock_start()
         r, c, tcs = parser.parse(text, request, enable_auto_tools=True, model_output_token_ids=ids)
         fields = assemble_chat_message_fields(request, r, c, tcs, enable_auto_tools=True, parser_cls=self.o.parser_cls)
-        t = time.perf_counter() - t0
+        t = clock_stop(t0)
         return t, {
             "reasoning": fields.reasoning,
             "content": fields.content,
@@ -266,6 +284,7 @@ def run_case(case: dict, st: dict, hf_dirs: dict, runners: dict, history: dict, 
         "whole": None,
     }
     reps = int(st["repeats"].get(str(case["target"]), 3))
+    piece_texts: list[str] | None = None  # vLLM's text for each of trisect's pieces
     for k in st["chunk_sizes"]:
         skey = (case["combo"], case["shape"], k)
         chunks = [[i for ch in g for i in ch] for g in _group(tok_chunks, k)]
@@ -281,7 +300,14 @@ def run_case(case: dict, st: dict, hf_dirs: dict, runners: dict, history: dict, 
             skipped_from[skey] = "longer than a skipped length"
             log(f"{case['id']} stream/{k}: skipped ({entry['skipped']})")
             continue
-        texts = run.delta_texts(chunks)
+        if piece_texts is None:
+            flat = run.token_texts(all_ids, stream=True)
+            piece_texts = []
+            pos = 0
+            for ch in tok_chunks:
+                piece_texts.append("".join(flat[pos : pos + len(ch)]))
+                pos += len(ch)
+        texts = ["".join(g) for g in _group(piece_texts, k)]
         diff = [i for i, (a, b) in enumerate(zip(texts, ours, strict=True)) if a != b]
         entry["delta_mismatches"] = len(diff)
         if diff:
@@ -289,36 +315,44 @@ def run_case(case: dict, st: dict, hf_dirs: dict, runners: dict, history: dict, 
         entry["text_equal"] = "".join(texts) == "".join(ours)
         for _ in range(reps):
             try:
-                t, result = run.stream_once(texts, chunks)
+                t, result = run.stream_once(texts, chunks, 1.5 * st["max_stream_seconds"])
+            except TooSlow as e:
+                if not entry["runs"]:
+                    entry["skipped"] = str(e)
+                    skipped_from[skey] = "longer than a skipped length"
+                log(f"{case['id']} stream/{k}: {e}")
+                break
             except Exception as e:  # noqa: BLE001 - a crash is a FAIL, not the end of the run
                 entry["check"] = f"FAIL: vLLM raised {type(e).__name__}: {str(e)[:100]}"
                 break
-            entry["runs"].append(t)
+            add_run(entry, t)
             if entry["check"] is None:
                 entry["check"] = check_result(result, expect)
-            if t > st["long_run_seconds"]:
+            if t[0] > st["long_run_seconds"]:
                 break
         if not entry["runs"]:
             continue
-        entry["us_per_tok"] = statistics.median(entry["runs"]) / n_tok * 1e6
+        summarize(entry, n_tok)
         history.setdefault(skey, []).append((n_tok, entry["us_per_tok"]))
         log(
-            f"{case['id']} stream/{k}: {entry['us_per_tok']:.2f} us/token ({len(entry['runs'])} runs, {entry['check']})"
+            f"{case['id']} stream/{k}: {entry['us_per_tok']:.2f} us/token "
+            f"(CPU {entry['cpu_us_per_tok']:.2f}; {len(entry['runs'])} runs, {entry['check']})"
         )
     whole: dict = {"runs": [], "check": None}
+    whole_text = "".join(run.token_texts(all_ids, stream=False))
     for _ in range(max(reps, 3)):
         try:
-            t, result = run.whole_once(all_ids)
+            t, result = run.whole_once(all_ids, whole_text)
         except Exception as e:  # noqa: BLE001
             whole["check"] = f"FAIL: vLLM raised {type(e).__name__}: {str(e)[:100]}"
             break
-        whole["runs"].append(t)
+        add_run(whole, t)
         if whole["check"] is None:
             whole["check"] = check_result(result, expect)
-        if t > st["long_run_seconds"]:
+        if t[0] > st["long_run_seconds"]:
             break
     if whole["runs"]:
-        whole["s"] = statistics.median(whole["runs"])
+        summarize(whole)
         log(f"{case['id']} whole: {whole['s'] * 1e3:.2f} ms ({whole['check']})")
     res["whole"] = whole
     out.write(json.dumps(res) + "\n")
