@@ -69,6 +69,11 @@ class JsonScanner:
     def in_string(self) -> bool:
         return self._state in (_STRING, _ESC, _UHEX)
 
+    @property
+    def in_string_text(self) -> bool:
+        """Inside a string and not inside an escape: plain text continues the string."""
+        return self._state == _STRING
+
     def close(self) -> bool:
         """End of input: a number at top level may end here. Returns ``done``."""
         if self._state == _NUM and not self._stack and _NUMBER.match(self._pending):

@@ -61,9 +61,11 @@ Cost: O(len(delta) + tokens in delta) per ``feed``, amortised; memory O(open cal
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from ._compile import CompiledFormat, Lexicon, StateTable
 from ._errors import MalformedOutputError, StreamError
@@ -97,6 +99,12 @@ _OPENS_REASONING = (_CONTENT, _SKIP, _HEADER)  # a transition from these into re
 
 
 _SLOW = object()  # the fast path declines
+
+
+@lru_cache(maxsize=64)
+def _stops_regex(stops: str) -> re.Pattern[str]:
+    """A regex matching any character that may end a codec's string (``string_stops``)."""
+    return re.compile("[" + re.escape(stops) + "]")
 
 
 def random_call_id(_index: int) -> str:
@@ -192,7 +200,33 @@ class StreamParser:
         """Add one delta of model output; returns what it adds to the message, or ``None``."""
         if token_ids is None:
             if text and not self._hold and not self._ids_mode and not self._finished:
-                fast = self._fast_path(text, self._st.text_lex)
+                st = self._st
+                region = st.region
+                starts = st.text_lex.starts
+                if (
+                    (region is _REASONING or region is _CONTENT)
+                    and (starts is None or starts.search(text) is None)
+                    and not self._prefix
+                    and self._deferred is None
+                ):
+                    # the commonest delta, inlined: plain text of a field (same rules as _field)
+                    self._offset += len(text)
+                    f = 0 if region is _REASONING else 1
+                    strip = self._strip
+                    if not self._started[f]:
+                        text = text.lstrip(strip)
+                        if not text:
+                            return None
+                        self._started[f] = True
+                    held = self._held_ws[f]
+                    if held:
+                        text = held + text
+                    t = text.rstrip(strip)
+                    self._held_ws[f] = text[len(t) :]
+                    if not t:
+                        return None
+                    return Delta(t) if f == 0 else Delta(None, t)
+                fast = self._fast_path(text, st.text_lex)
                 if fast is not _SLOW:
                     return fast  # type: ignore[return-value]
             return _fold(self.events(text, token_ids))
@@ -210,13 +244,19 @@ class StreamParser:
         if self._prefix or self._deferred is not None:
             return _SLOW
         st = self._st
+        region = st.region
+        call = self._call
+        if region is _ARGS and call is not None and call.index is not None and call.raw is None:
+            codec = call.codec
+            if codec.structured and not (codec.done or codec.failed):
+                return self._fast_json(call, codec, text)
         starts = lex.starts
         if starts is not None and starts.search(text) is not None:
             return _SLOW
-        region = st.region
         if region is _REASONING or region is _CONTENT:
             strip = self._strip
             f = 0 if region is _REASONING else 1
+            self._offset += len(text)
             if not self._started[f]:
                 text = text.lstrip(strip)
                 if not text:
@@ -230,19 +270,48 @@ class StreamParser:
             if not t:
                 return None
             return Delta(reasoning=t) if region is _REASONING else Delta(content=t)
-        call = self._call
         if region is _ARGS and call is not None and call.index is not None and call.raw is None:
             codec = call.codec
-            if codec.structured:
-                # text that cannot end the string (``string_stops``: JSON's ``"`` and ``\\``)
-                if not codec.in_string or any(c in text for c in getattr(codec, "string_stops", '"\\')):
-                    return _SLOW
-            elif not getattr(codec, "in_string_value", False):
+            if not getattr(codec, "in_string_value", False):
                 return _SLOW
-            codec.feed(text, 0, len(text))
-            piece = codec.take()
+            self._offset += len(text)
+            quick = getattr(codec, "string_piece", None)
+            if quick is not None:
+                piece = quick(text)
+            else:
+                codec.feed(text, 0, len(text))
+                piece = codec.take()
             return Delta(tool_calls=(ToolCallDelta(call.index, None, None, piece),)) if piece else None
         return _SLOW
+
+    def _fast_json(self, call: _Call, codec: CallCodec, text: str) -> Delta | None | object:
+        """A delta inside the JSON arguments of a streamed call: the codec reads it (markers
+        inside JSON are JSON text). If the JSON ends or breaks inside the delta, what follows
+        goes the general way. Same result as the general path."""
+        index = call.index
+        assert index is not None
+        quick = getattr(codec, "string_piece", None)
+        if (
+            quick is not None
+            and codec.in_string
+            and not _stops_regex(getattr(codec, "string_stops", '"\\')).search(text)
+        ):
+            self._offset += len(text)
+            piece = quick(text)
+            return Delta(tool_calls=(ToolCallDelta(index, None, None, piece),)) if piece else None
+        if self._ids_mode:
+            return _SLOW  # type: ignore[return-value]  # token ids: the general path aligns them
+        n = len(text)
+        j = codec.feed(text, 0, n)
+        piece = codec.take()
+        self._offset += j
+        if j == n and not codec.done and not codec.failed:
+            return Delta(tool_calls=(ToolCallDelta(index, None, None, piece),)) if piece else None
+        self._out = [ToolCallArguments(index, piece)] if piece else []
+        self._after_codec(call)
+        if j < n:
+            self._process(text[j:], final=False)
+        return _fold(self._out)
 
     def finish(self) -> Delta | None:
         """End of output: release held text and close what is open."""

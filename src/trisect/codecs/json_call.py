@@ -21,6 +21,7 @@ from typing import Any
 from .._json import JsonScanner
 
 _WS = re.compile(r"[ \t\r\n]*")
+_PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')  # text that stays inside a JSON string
 # a backslash escape that may be incomplete at the end of a piece of string-encoded text
 _OPEN_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{0,3}|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u?[0-9a-fA-F]{0,3})?|\\)\Z")
 
@@ -74,6 +75,14 @@ class JsonArgsCodec:
             return ""
         text = "".join(self._out)
         self._out.clear()
+        return text
+
+    def string_piece(self, text: str) -> str:
+        """``feed`` + ``take`` for a delta inside a JSON string (``in_string``): plain string
+        text is argument text as written. Same result as the general path."""
+        if self._out or not self._scanner.in_string_text or not _PLAIN_STRING.fullmatch(text):
+            self.feed(text, 0, len(text))
+            return self.take()
         return text
 
     def close(self) -> str | None:
@@ -302,6 +311,20 @@ class JsonEnvelopeCodec:
             return ""
         text = "".join(self._out)
         self._out.clear()
+        return text
+
+    def string_piece(self, text: str) -> str:
+        """``feed`` + ``take`` for a delta inside a string of the arguments object: plain
+        string text is argument text as written. Same result as the general path."""
+        if (
+            self._out
+            or self._state != _INVALUE
+            or self._role != "args"
+            or not self._scanner.in_string_text
+            or not _PLAIN_STRING.fullmatch(text)
+        ):
+            self.feed(text, 0, len(text))
+            return self.take()
         return text
 
     def close(self) -> str | None:
