@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import RequestError, ToolSchemaError
 from ._events import Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from ._schema import is_mapping
 from ._spec import ARGS_DONE, CONTENT, REASONING, Act, FormatSpec, Region, combine, rules
 from .codecs import JsonArgsCodec, JsonEnvelopeCodec
 
@@ -51,9 +52,9 @@ def normalize_tool_choice(
         if value == "required" and not index:
             raise RequestError('tool_choice="required" needs at least one tool in tools')
         return value, None
-    if isinstance(value, Mapping) and value.get("type", "function") == "function":
+    if is_mapping(value) and value.get("type", "function") == "function":
         function = value.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else value.get("name")
+        name = function.get("name") if is_mapping(function) else value.get("name")
         if not isinstance(name, str) or not name:
             raise RequestError("a named tool_choice needs function.name")
         if name not in index:
@@ -67,8 +68,8 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
     """Reject tool definitions a grammar or a typed parse cannot use (beyond ``tool_index``)."""
     seen: set[str] = set()
     for n, tool in enumerate(tools):
-        function = tool.get("function") if isinstance(tool, Mapping) else None
-        if not isinstance(function, Mapping):
+        function = tool.get("function") if is_mapping(tool) else None
+        if not is_mapping(function):
             continue  # tool_index reports it
         name = function.get("name")
         if isinstance(name, str):
@@ -76,14 +77,14 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
                 raise ToolSchemaError(f"tools[{n}]: function {name!r} is defined twice")
             seen.add(name)
         params = function.get("parameters")
-        if not isinstance(params, Mapping):
+        if not is_mapping(params):
             continue
         where = f"tools[{n}].function.parameters"
         kind = params.get("type", "object")
         if kind != "object" and not (isinstance(kind, list) and "object" in kind):
             raise ToolSchemaError(f"{where}.type must be 'object', not {kind!r}")
         props = params.get("properties") or {}
-        if isinstance(props, Mapping):
+        if is_mapping(props):
             for key, schema in props.items():
                 if not isinstance(schema, (Mapping, bool)):
                     raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
@@ -92,7 +93,7 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
             raise ToolSchemaError(f"{where}.required must be a list of property names")
         for defs_key in ("$defs", "definitions"):
             defs = params.get(defs_key)
-            if defs is not None and not isinstance(defs, Mapping):
+            if defs is not None and not is_mapping(defs):
                 raise ToolSchemaError(f"{where}.{defs_key} must be an object")
         strict = function.get("strict")
         if strict is not None and not isinstance(strict, bool):

@@ -32,6 +32,11 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _loose_int = re.compile(r"[+-]?[0-9]+\Z")
 
 
+def is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, with the common ``dict`` checked first (ABC checks are slow)."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def tool_index(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
     """Validate OpenAI tool definitions and map each function name to its parameters schema."""
     if tools is None:
@@ -40,10 +45,10 @@ def tool_index(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[s
         raise ToolSchemaError("tools must be a list of OpenAI tool definitions")
     index: dict[str, Mapping[str, Any]] = {}
     for n, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
+        if not is_mapping(tool):
             raise ToolSchemaError(f"tools[{n}] is not an object")
         function = tool.get("function") if tool.get("type", "function") == "function" else None
-        if not isinstance(function, Mapping):
+        if not is_mapping(function):
             raise ToolSchemaError(f"tools[{n}] is not a function tool with a 'function' object")
         name = function.get("name")
         if not isinstance(name, str) or not name:
@@ -51,10 +56,10 @@ def tool_index(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[s
         params = function.get("parameters", {})
         if params is None:
             params = {}
-        if not isinstance(params, Mapping):
+        if not is_mapping(params):
             raise ToolSchemaError(f"tools[{n}].function.parameters must be a JSON schema object")
         props = params.get("properties", {})
-        if props is not None and not isinstance(props, Mapping):
+        if props is not None and not is_mapping(props):
             raise ToolSchemaError(f"tools[{n}].function.parameters.properties must be an object")
         index[name] = params
     return index
@@ -65,7 +70,7 @@ def parameter_schema(params: Mapping[str, Any] | None, key: str) -> Mapping[str,
         return None
     props = params.get("properties") or {}
     schema = props.get(key)
-    return schema if isinstance(schema, Mapping) else None
+    return schema if is_mapping(schema) else None
 
 
 def declared_types(schema: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -80,7 +85,7 @@ def declared_types(schema: Mapping[str, Any] | None) -> tuple[str, ...]:
     out: list[str] = []
     for branch_key in ("anyOf", "oneOf"):
         for branch in schema.get(branch_key) or ():
-            if isinstance(branch, Mapping):
+            if is_mapping(branch):
                 out.extend(t for t in declared_types(branch) if t not in out)
     if out:
         return tuple(out)
