@@ -123,7 +123,21 @@ def _id_maker(request: Request, family: Callable[[Request, int, str], str] | Non
 class _Call:
     """The open tool call."""
 
-    __slots__ = ("codec", "raw", "name_parts", "id_parts", "name", "id", "index", "bad", "args", "args_closed", "start")
+    __slots__ = (
+        "codec",
+        "raw",
+        "name_parts",
+        "id_parts",
+        "name",
+        "id",
+        "index",
+        "bad",
+        "args",
+        "args_closed",
+        "start",
+        "quick",
+        "stops",
+    )
 
     def __init__(self, codec: CallCodec, marker: str, start: int) -> None:
         self.codec = codec
@@ -137,6 +151,9 @@ class _Call:
         self.args: list[str] = []  # argument text produced before the call was streamed
         self.args_closed = False
         self.start = start
+        # once streamed: the codec's string fast path and what may end its strings
+        self.quick: Callable[[str], str] | None = None
+        self.stops: re.Pattern[str] | None = None
 
 
 class StreamParser:
@@ -226,6 +243,18 @@ class StreamParser:
                     if not t:
                         return None
                     return Delta(t) if f == 0 else Delta(None, t)
+                call = self._call
+                if region is _ARGS and call is not None and call.quick is not None and not self._prefix:
+                    # a string delta of a streamed call's arguments, inlined (same as _fast_path)
+                    codec = call.codec
+                    if codec.structured:
+                        plain = codec.in_string and call.stops is not None and call.stops.search(text) is None
+                    else:
+                        plain = codec.in_string_value and (starts is None or starts.search(text) is None)
+                    if plain and self._deferred is None:
+                        self._offset += len(text)
+                        piece = call.quick(text)
+                        return Delta(None, None, (ToolCallDelta(call.index, None, None, piece),)) if piece else None  # type: ignore[arg-type]
                 fast = self._fast_path(text, st.text_lex)
                 if fast is not _SLOW:
                     return fast  # type: ignore[return-value]
@@ -275,7 +304,7 @@ class StreamParser:
             if not getattr(codec, "in_string_value", False):
                 return _SLOW
             self._offset += len(text)
-            quick = getattr(codec, "string_piece", None)
+            quick = call.quick
             if quick is not None:
                 piece = quick(text)
             else:
@@ -290,12 +319,8 @@ class StreamParser:
         goes the general way. Same result as the general path."""
         index = call.index
         assert index is not None
-        quick = getattr(codec, "string_piece", None)
-        if (
-            quick is not None
-            and codec.in_string
-            and not _stops_regex(getattr(codec, "string_stops", '"\\')).search(text)
-        ):
+        quick = call.quick
+        if quick is not None and codec.in_string and call.stops is not None and not call.stops.search(text):
             self._offset += len(text)
             piece = quick(text)
             return Delta(tool_calls=(ToolCallDelta(index, None, None, piece),)) if piece else None
@@ -740,6 +765,10 @@ class StreamParser:
         self._n_calls += 1
         call.index = index
         call.raw = None
+        codec = call.codec
+        call.quick = getattr(codec, "string_piece", None)
+        if codec.structured:
+            call.stops = _stops_regex(getattr(codec, "string_stops", '"\\'))
         assert call.name is not None
         self._out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
         if call.args:
