@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import sys
-import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -1928,41 +1927,8 @@ BOOKS: list[Callable[[], Book]] = [
 ]
 
 
-def check(book: Book, seen: set[str]) -> None:
-    for case in book.cases:
-        cid = case["id"]
-        assert cid not in seen, f"duplicate id {cid}"
-        seen.add(cid)
-        exp = case["expected"]
-        for field in ("reasoning", "content"):
-            v = exp[field]
-            assert v is None or (v and v == v.strip()), f"{cid}: {field} not normalised"
-        assert unicodedata.is_normalized("NFC", case["output"]), f"{cid}: output not NFC"
-        if case["tokenizer"]:
-            name = case["tokenizer"]
-            assert tk.decode(name, tk.encode(name, case["output"])) == case["output"], cid
-            if case["token_ids"] is not None:
-                assert tk.decode(name, case["token_ids"]) == case["output"], cid
-                assert case["token_ids"] != tk.encode(name, case["output"]), cid
-        else:
-            assert case["token_ids"] is None, cid
-        if case.get("ids_only"):
-            assert case["token_ids"] is not None, cid
-        names = {t["function"]["name"] for t in case["tools"]}
-        for c in exp["tool_calls"]:
-            assert c["name"] in names, f"{cid}: {c['name']} not among the tools"
-            assert isinstance(c["arguments"], dict), cid
-
-
 def build() -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    seen: set[str] = set()
-    for make in BOOKS:
-        book = make()
-        check(book, seen)
-        lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
-        files[CASES / book.path] = "\n".join(lines) + "\n"
-    return files
+    return casefile.build(BOOKS)
 
 
 def main(argv: list[str] | None = None) -> int:

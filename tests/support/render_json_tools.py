@@ -36,7 +36,6 @@ from support import tokenizers as tk  # noqa: E402
 from support.render_cases import (  # noqa: E402
     _ENV,
     BOOK_FLIGHT,
-    CASES,
     CONFIGURE,
     GET_JOKE,
     GET_TIME,
@@ -45,7 +44,6 @@ from support.render_cases import (  # noqa: E402
     WRITE_FILE,
     Book,
     call,
-    check,
     generated,
     joined,
     render,
@@ -1398,15 +1396,7 @@ BOOKS: list[Callable[[], Any]] = [
 
 
 def build() -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    seen: set[str] = set()
-    for make in BOOKS:
-        made = make()
-        for book in made if isinstance(made, tuple) else (made,):
-            check(book, seen)
-            lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
-            files[CASES / book.path] = "\n".join(lines) + "\n"
-    return files
+    return casefile.build(BOOKS)
 
 
 def main(argv: list[str] | None = None) -> int:

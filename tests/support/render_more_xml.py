@@ -9,9 +9,9 @@ they are stale.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 if __name__ == "__main__":  # run as a script: import `support` as a package
@@ -267,9 +267,8 @@ FILES = {"minicpm5/minicpm5.jsonl": minicpm5, "minimax_m3/minimax_m3.jsonl": min
 
 
 def build() -> dict[Path, str]:
-    return {
-        CASES / rel: "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in make()) for rel, make in FILES.items()
-    }
+    books = [lambda rel=rel, make=make: SimpleNamespace(path=rel, cases=make()) for rel, make in FILES.items()]
+    return casefile.build(books)
 
 
 def main(argv: list[str] | None = None) -> int:

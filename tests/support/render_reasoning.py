@@ -27,7 +27,6 @@ ordinary tokens, and a prompt that pre-fills the start marker. Then each family'
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ if __name__ == "__main__":  # run as a script: import `support` as a package, no
 
 from support import casefile  # noqa: E402
 from support import tokenizers as tk  # noqa: E402
-from support.render_cases import CASES, Book, check, render, tool  # noqa: E402
+from support.render_cases import Book, render, tool  # noqa: E402
 
 R = "The user asks for the weather in Paris. I should check the forecast first."
 C = "It is sunny in Paris today, 22 °C."
@@ -1311,14 +1310,7 @@ BOOKS: list[Callable[[], Book]] = [
 
 
 def build() -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    seen: set[str] = set()
-    for make in BOOKS:
-        book = make()
-        check(book, seen)
-        lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
-        files[CASES / book.path] = "\n".join(lines) + "\n"
-    return files
+    return casefile.build(BOOKS)
 
 
 def main(argv: list[str] | None = None) -> int:

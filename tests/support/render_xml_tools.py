@@ -42,7 +42,6 @@ if __name__ == "__main__":  # run as a script: import `support` as a package, no
 from support import casefile  # noqa: E402
 from support import tokenizers as tk  # noqa: E402
 from support.render_cases import (  # noqa: E402
-    CASES,
     CONFIGURE,
     GET_JOKE,
     GET_TIME,
@@ -52,7 +51,6 @@ from support.render_cases import (  # noqa: E402
     WRITE_FILE,
     Book,
     call,
-    check,
     coder_turn,
     joined,
     render,
@@ -945,14 +943,7 @@ BOOKS: list[Callable[[], Book]] = [
 
 
 def build() -> dict[Path, str]:
-    files: dict[Path, str] = {}
-    seen: set[str] = set()
-    for make in BOOKS:
-        book = make()
-        check(book, seen)
-        lines = [json.dumps(c, ensure_ascii=False) for c in book.cases]
-        files[CASES / book.path] = "\n".join(lines) + "\n"
-    return files
+    return casefile.build(BOOKS)
 
 
 def main(argv: list[str] | None = None) -> int:
