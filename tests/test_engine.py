@@ -246,3 +246,21 @@ def test_any_cut_points_give_the_same_message(cuts: list[int]) -> None:
         msg = builder.message()
         assert (msg.reasoning, msg.content) == ("plan 北京 🚀", "Sure.")
         assert json.loads(msg.tool_calls[0].arguments) == {"city": "Paris </parameter> x", "days": 3}
+
+
+def test_whitespace_only_deltas_are_held_then_kept_between_text() -> None:
+    """Trailing whitespace is held as pieces (cost per delta stays flat) and released intact."""
+    parser = Parser("qwen3", "minimax_m2")
+    tools = [{"type": "function", "function": {"name": "w", "parameters": {"properties": {"c": {"type": "string"}}}}}]
+    pieces = ["<think>a", *["\n"] * 50, "b</think>x", *[" "] * 30]
+    pieces += ['<minimax:tool_call>\n<invoke name="w">\n<parameter name="c">v', *[" "] * 40, "w  </parameter>"]
+    pieces += ["\n</invoke>\n</minimax:tool_call>"]
+    stream = parser.stream(tools=tools)
+    builder = trisect.MessageBuilder()
+    for piece in pieces:
+        builder.add(stream.feed(piece))
+    builder.add(stream.finish())
+    msg = builder.message()
+    assert msg == parser.parse("".join(pieces), tools=tools, id_factory=lambda i: msg.tool_calls[0].id)
+    assert (msg.reasoning, msg.content) == ("a" + "\n" * 50 + "b", "x")
+    assert json.loads(msg.tool_calls[0].arguments) == {"c": "v" + " " * 40 + "w"}

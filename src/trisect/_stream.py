@@ -181,7 +181,7 @@ class StreamParser:
         self._skip_ws = ""  # whitespace of a SKIP region, kept only if text follows it
         # per field (0: reasoning, 1: content): text emitted yet, trailing whitespace held
         self._started = [False, False]
-        self._held_ws = ["", ""]
+        self._held_ws: list[list[str]] = [[], []]
         self._call: _Call | None = None
         self._n_calls = 0
         self._header: list[str] | None = None  # the open message header (Region.HEADER)
@@ -226,20 +226,10 @@ class StreamParser:
                     and not self._prefix
                     and self._deferred is None
                 ):
-                    # the commonest delta, inlined: plain text of a field (same rules as _field)
+                    # the commonest delta, inlined: plain text of a field
                     self._offset += len(text)
                     f = 0 if region is _REASONING else 1
-                    strip = self._strip
-                    if not self._started[f]:
-                        text = text.lstrip(strip)
-                        if not text:
-                            return None
-                        self._started[f] = True
-                    held = self._held_ws[f]
-                    if held:
-                        text = held + text
-                    t = text.rstrip(strip)
-                    self._held_ws[f] = text[len(t) :]
+                    t = self._trim(f, text)
                     if not t:
                         return None
                     return Delta(t) if f == 0 else Delta(None, t)
@@ -283,22 +273,12 @@ class StreamParser:
         if starts is not None and starts.search(text) is not None:
             return _SLOW
         if region is _REASONING or region is _CONTENT:
-            strip = self._strip
             f = 0 if region is _REASONING else 1
             self._offset += len(text)
-            if not self._started[f]:
-                text = text.lstrip(strip)
-                if not text:
-                    return None
-                self._started[f] = True
-            held = self._held_ws[f]
-            if held:
-                text = held + text
-            t = text.rstrip(strip)
-            self._held_ws[f] = text[len(t) :]
+            t = self._trim(f, text)
             if not t:
                 return None
-            return Delta(reasoning=t) if region is _REASONING else Delta(content=t)
+            return Delta(t) if f == 0 else Delta(None, t)
         if region is _ARGS and call is not None and call.index is not None and call.raw is None:
             codec = call.codec
             if not getattr(codec, "in_string_value", False):
@@ -620,20 +600,34 @@ class StreamParser:
         if region is _REASONING and self._deferred is not None:
             self._deferred.append(s)
             return
-        strip = self._strip
         f = 0 if region is _REASONING else 1
-        if not self._started[f]:
-            s = s.lstrip(strip)
-            if not s:
-                return
-            self._started[f] = True
-        held = self._held_ws[f]
-        if held:
-            s = held + s
-        t = s.rstrip(strip)
-        self._held_ws[f] = s[len(t) :]
+        t = self._trim(f, s)
         if t:
-            self._out.append(ReasoningText(t) if region is _REASONING else ContentText(t))
+            self._out.append(ReasoningText(t) if f == 0 else ContentText(t))
+
+    def _trim(self, f: int, text: str) -> str:
+        """The part of ``text`` field ``f`` (0 reasoning, 1 content) can emit now: leading
+        whitespace of the field is dropped, trailing whitespace is held until more text of the
+        field follows (and dropped at the end). Held runs are kept as pieces, so a long run of
+        whitespace-only deltas costs O(delta) each, not O(run)."""
+        strip = self._strip
+        if not self._started[f]:
+            text = text.lstrip(strip)
+            if not text:
+                return ""
+            self._started[f] = True
+        body = text.rstrip(strip)
+        held = self._held_ws[f]
+        if not body:
+            held.append(text)
+            return ""
+        tail = text[len(body) :]
+        if held:
+            body = "".join(held) + body
+            held.clear()
+        if tail:
+            held.append(tail)
+        return body
 
     # ------------------------------------------------------------------ transitions
 

@@ -206,7 +206,11 @@ class XmlParamsCodec:
             if not text:
                 return
         if self._value:
-            text = self._value.pop() + text
+            if self._trim == "strip" and not text.strip(_WS):
+                self._value.append(text)  # more trailing whitespace: held as pieces, O(delta)
+                return
+            text = "".join(self._value) + text
+            self._value.clear()
         # hold back what the trim rule may remove at the end of the value
         if self._trim == "newline":
             keep = text[:-1] if text.endswith("\n") else text
