@@ -20,8 +20,8 @@ from trisect import (
     StreamError,
     ToolSchemaError,
 )
-from trisect._compile import compile_format
-from trisect._spec import combine
+from trisect.engine.compile import compile_format
+from trisect.engine.spec import combine
 from trisect.formats import all_formats
 from trisect.testing import Case, check_case
 
@@ -137,8 +137,8 @@ def test_held_text_never_exceeds_the_longest_live_marker_prefix() -> None:
     longest = max(len(s) for v in parser.spec.terminals.values() for s in v) - 1
     text = "reasoning <tool_cal"
     stream.feed(text)
-    assert len(stream._hold) <= longest  # the engine's own hold buffer
-    assert stream._hold == "<tool_cal"
+    assert len(stream.engine._hold) <= longest  # the engine's own hold buffer
+    assert stream.engine._hold == "<tool_cal"
 
 
 def test_strict_mode_raises_a_typed_error_with_position() -> None:
@@ -264,3 +264,15 @@ def test_whitespace_only_deltas_are_held_then_kept_between_text() -> None:
     assert msg == parser.parse("".join(pieces), tools=tools, id_factory=lambda i: msg.tool_calls[0].id)
     assert (msg.reasoning, msg.content) == ("a" + "\n" * 50 + "b", "x")
     assert json.loads(msg.tool_calls[0].arguments) == {"c": "v" + " " * 40 + "w"}
+
+
+def test_ids_without_a_tokenizer_match_markers_as_text() -> None:
+    """Token ids fed with text to a parser that has no tokenizer: every marker is matched as text
+    (the fast path once skipped special-token markers here)."""
+    stream = Parser("qwen3", "hermes").stream()
+    deltas = [stream.feed("<think>\nab", [1, 2, 3]), stream.feed("</think>ok", [4, 5]), stream.finish()]
+    builder = trisect.MessageBuilder()
+    for delta in deltas:
+        builder.add(delta)
+    assert builder.message() == Parser("qwen3", "hermes").parse("<think>\nab</think>ok")
+    assert builder.message().content == "ok"

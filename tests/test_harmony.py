@@ -8,7 +8,7 @@ import pytest
 
 from support import tok_gpt_oss
 from trisect import Parser
-from trisect._errors import MalformedOutputError
+from trisect.errors import MalformedOutputError
 from trisect.formats.harmony import read_header
 
 DATA = Path(__file__).resolve().parent / "data" / "outputs" / "gpt-oss-harmony"

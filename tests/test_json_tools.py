@@ -15,7 +15,7 @@ import pytest
 
 from support import tokenizers
 from trisect import Parser
-from trisect._errors import RequestError
+from trisect.errors import RequestError
 
 DATA = Path(__file__).resolve().parent / "data" / "tokenizers"
 

@@ -16,9 +16,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
 
 from support import tokenizers as tk  # noqa: E402
 from trisect import Parser  # noqa: E402
-from trisect._choice import keeps_native_markers  # noqa: E402
 from trisect.chat import ChatStream, chat_completion, make_call_id, resolve_finish_reason  # noqa: E402
 from trisect.formats import tool_format  # noqa: E402
+from trisect.request.choice import keeps_native_markers  # noqa: E402
 
 
 def _tool(name: str, props: dict) -> dict:

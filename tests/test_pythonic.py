@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trisect import Parser
-from trisect._message import MessageBuilder
 from trisect.codecs.pythonic import MAX_DEPTH, PythonicCallCodec
+from trisect.message import MessageBuilder
 
 FORMATS = {
     "pythonic": ("", ""),

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from trisect import MessageBuilder, Parser, RequestError, ToolSchemaError
-from trisect._choice import constrained_spec, keeps_native_markers
+from trisect.request.choice import constrained_spec, keeps_native_markers
 
 
 def _tool(name: str, props: dict | None = None, required: list[str] | None = None) -> dict:
@@ -301,7 +301,8 @@ def test_a_format_that_keeps_its_markers_under_constraint_parses_like_auto(monke
     import dataclasses
     import importlib
 
-    from trisect import _parser, grammar
+    from trisect import grammar
+    from trisect import parser as _parser
 
     catalogue = importlib.import_module("trisect.formats")
 

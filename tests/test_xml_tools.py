@@ -162,7 +162,7 @@ def test_hostile_gemma_arguments_never_raise(fmt: str) -> None:
 
 
 def _whole_by_char(parser: Parser, text: str):
-    from trisect._message import MessageBuilder
+    from trisect.message import MessageBuilder
 
     stream = parser.stream(atomic_tool_calls=True, tools=TOOLS)
     builder = MessageBuilder()

@@ -9,15 +9,7 @@
 
 from __future__ import annotations
 
-from ._errors import (
-    FormatError,
-    MalformedOutputError,
-    RequestError,
-    StreamError,
-    ToolSchemaError,
-    TrisectError,
-)
-from ._events import (
+from .engine.events import (
     ContentText,
     Event,
     ReasoningEnd,
@@ -27,10 +19,17 @@ from ._events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ._message import Delta, Message, MessageBuilder, ToolCall, ToolCallDelta
-from ._parser import Parser, formats
-from ._spec import Act, FormatSpec, Region, combine, rules
-from ._stream import StreamParser
+from .engine.spec import Act, FormatSpec, Region, combine, rules
+from .errors import (
+    FormatError,
+    MalformedOutputError,
+    RequestError,
+    StreamError,
+    ToolSchemaError,
+    TrisectError,
+)
+from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta
+from .parser import Parser, formats
 
 __version__ = "0.1.0"
 

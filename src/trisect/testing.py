@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._message import Delta, Message, MessageBuilder
-from ._parser import Parser
+from .message.types import Delta, Message, MessageBuilder
+from .parser import Parser
 
 __all__ = [
     "Case",

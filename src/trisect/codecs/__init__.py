@@ -12,31 +12,9 @@ pieces concatenate to the final arguments, a JSON object, returned complete by `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
-
+from ..engine.codec import CallCodec, CodecFactory
+from ..engine.options import ToolIndex
 from .json_call import JsonArgsCodec, JsonEnvelopeCodec
 from .xml_params import XmlParamsCodec
-
-ToolIndex = Mapping[str, Mapping[str, Any]]
-
-
-class CallCodec(Protocol):
-    structured: bool
-    name: str | None  # set when the codec itself reads the tool name (JSON envelopes)
-    call_id: str | None
-    done: bool  # its own structure is complete (structured codecs)
-    failed: bool
-    in_value: bool  # inside a raw-text value, where a marker may be value text (see Rule.follow)
-    in_string: bool  # inside a JSON string (structured codecs), where every marker is text
-
-    def feed(self, s: str, i: int, end: int) -> int: ...
-    def marker(self, terminal: str) -> None: ...
-    def set_name(self, name: str) -> None: ...
-    def take(self) -> str: ...
-    def close(self) -> str | None: ...
-
-
-CodecFactory = Callable[[ToolIndex], CallCodec]
 
 __all__ = ["CallCodec", "CodecFactory", "JsonArgsCodec", "JsonEnvelopeCodec", "ToolIndex", "XmlParamsCodec"]

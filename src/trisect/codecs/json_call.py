@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._json import JsonScanner
+from ..engine.jsonscan import JsonScanner
 
 _WS = re.compile(r"[ \t\r\n]*")
 _PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')  # text that stays inside a JSON string

@@ -7,7 +7,7 @@ terminal, as GLM's ``<arg_value>``; text in between is formatting), and writes o
 
 * a value that can only be a string (declared ``string``, or a parameter the schema does not
   describe) streams as it arrives, JSON-escaped;
-* any other value is typed by the tool schema (``trisect._schema.typed_value``) and written
+* any other value is typed by the tool schema (``trisect.codecs.schema.typed_value``) and written
   once complete;
 * the wrapping whitespace of a value is trimmed by the family's rule (``trim``):
   ``"newline"`` removes exactly one leading and one trailing ``\\n`` (Qwen3-Coder template),
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import Any
 
-from .._schema import declared_types, parameter_schema, streams_as_string, typed_value
+from .schema import declared_types, parameter_schema, streams_as_string, typed_value
 
 _IDLE, _KEY, _VALUE, _AWAIT = 0, 1, 2, 3  # _AWAIT: the key is complete, the value marker is not yet seen
 _WS = " \t\r\n"

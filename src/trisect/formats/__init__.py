@@ -11,8 +11,8 @@ import importlib
 import pkgutil
 from functools import cache
 
-from .._errors import FormatError
-from .._spec import FormatSpec
+from ..engine.spec import FormatSpec
+from ..errors import FormatError
 
 
 @cache

@@ -17,8 +17,8 @@ import string
 from functools import partial
 from typing import Any
 
-from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import CodecFactory, JsonEnvelopeCodec
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 
 
 def envelope(

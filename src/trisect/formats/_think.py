@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from .._request import Request
-from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.options import StreamOptions
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 
 
-def thinking_switch(*names: str, default: bool) -> Callable[[Request], str]:
+def thinking_switch(*names: str, default: bool) -> Callable[[StreamOptions], str]:
     """Initial state from a chat-template switch (first of ``names`` present wins)."""
 
-    def initial(request: Request) -> str:
+    def initial(request: StreamOptions) -> str:
         return REASONING if request.switch(*names, default=default) else CONTENT
 
     initial.__doc__ = f"thinking from chat_template_kwargs {'/'.join(names)}, default {'on' if default else 'off'}"
@@ -24,12 +24,12 @@ def thinking_switch(*names: str, default: bool) -> Callable[[Request], str]:
 
 def effort_switch(
     *, off: tuple[str, ...], default: str | None, names: tuple[str, ...] = ()
-) -> Callable[[Request], str]:
+) -> Callable[[StreamOptions], str]:
     """Initial state from ``reasoning_effort`` (``chat_template_kwargs`` first, then the request
     field; ``default`` when neither is given): no thinking when the effort is one of ``off``;
     otherwise the boolean switches ``names`` decide (default on)."""
 
-    def initial(request: Request) -> str:
+    def initial(request: StreamOptions) -> str:
         effort = request.chat_template_kwargs.get("reasoning_effort") or request.reasoning_effort or default
         if effort in off:
             return CONTENT
@@ -39,7 +39,7 @@ def effort_switch(
     return initial
 
 
-def always_reasoning(_request: Request) -> str:
+def always_reasoning(_request: StreamOptions) -> str:
     """the output starts inside reasoning (the template pre-fills the start marker)"""
     return REASONING
 
@@ -50,7 +50,7 @@ def think_format(
     start: tuple[str, ...] = ("<think>",),
     end: tuple[str, ...] = ("</think>",),
     special: bool = True,
-    initial: Callable[[Request], str],
+    initial: Callable[[StreamOptions], str],
     tool_start_ends_reasoning: bool = False,
     turn_markers: tuple[str, ...] = (),
     models: tuple[str, ...] = (),
@@ -59,7 +59,7 @@ def think_format(
     opens_in_content: bool = False,
     ends_on: Mapping[str, tuple[str, ...]] | None = None,
     answer: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
-    reasoning_fallback: Callable[[Request], bool] | None = None,
+    reasoning_fallback: Callable[[StreamOptions], bool] | None = None,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 

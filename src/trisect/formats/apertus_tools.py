@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._json import JsonScanner
 from ..codecs import JsonArgsCodec
+from ..engine.jsonscan import JsonScanner
 from ._json_tools import listed
 
 _WS = re.compile(r"[ \t\r\n]*")

@@ -48,9 +48,9 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import XmlParamsCodec
 from ..codecs.xml_params import JSON_TEXT
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 from .minimax_tools import unquote
 
 P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"

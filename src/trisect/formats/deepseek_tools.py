@@ -29,8 +29,8 @@ template (llama.cpp ``models/templates``); vLLM ``deepseek_v3`` / ``deepseek_v31
 
 from __future__ import annotations
 
-from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import JsonArgsCodec
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 
 _MARKERS = {
     "CALLS_BEGIN": ("<｜tool▁calls▁begin｜>",),

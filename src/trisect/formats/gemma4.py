@@ -18,7 +18,7 @@ THINK_END ``<channel|>``, initial CONTENT, strips ``thought\\n``).
 
 from __future__ import annotations
 
-from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 
 HEADER = "CHANNEL_HEADER"
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs.gemma_args import GemmaArgsCodec
+from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_AFTER"
 START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END

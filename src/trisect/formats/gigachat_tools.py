@@ -14,7 +14,7 @@ Reference: vLLM ``gigachat3`` tool parser (``function call<\\|role_sep\\|>\\n(.*
 
 from __future__ import annotations
 
-from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ._json_tools import envelope
 
 FORMATS = [

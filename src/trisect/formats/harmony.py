@@ -37,9 +37,9 @@ test data (``test_simple_tool_call``, ``test_simple_reasoning_response``,
 
 from __future__ import annotations
 
-from .._request import Request
-from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 from ..codecs import JsonArgsCodec
+from ..engine.options import StreamOptions
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 
 START, CHANNEL, CONSTRAIN, MESSAGE = "<|start|>", "<|channel|>", "<|constrain|>", "<|message|>"
 TERMINALS = {
@@ -96,7 +96,7 @@ def _route_calls(text: str) -> tuple[str, str | None] | None:
     return CALL_BODY, recipient.removeprefix("functions.")
 
 
-def _in_header(request: Request) -> str:
+def _in_header(request: StreamOptions) -> str:
     """the output starts in the header of a message (the prompt ends with ``<|start|>assistant``),
     or in the body of an analysis / final / commentary message the prompt (``prompt_text``)
     already opened"""

@@ -20,8 +20,8 @@ Qwen3 chat template; vLLM ``hermes`` tool parser.
 
 from __future__ import annotations
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import JsonEnvelopeCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 FORMATS = [
     FormatSpec(

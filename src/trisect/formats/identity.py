@@ -9,6 +9,6 @@ Reference: vLLM ``IdentityReasoningParser`` (used when a family's thinking is of
 
 from __future__ import annotations
 
-from .._spec import IDENTITY
+from ..engine.spec import IDENTITY
 
 FORMATS = [IDENTITY]

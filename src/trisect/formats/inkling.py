@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from .._request import Request
-from .._spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 from ..codecs import JsonEnvelopeCodec
+from ..engine.options import StreamOptions
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
 
 MESSAGE = "<|message_model|>"
 THINKING = "<|content_thinking|>"
@@ -41,7 +41,7 @@ BETWEEN = "BETWEEN"
 TERMINALS = {"MESSAGE": (MESSAGE,), "THINKING": (THINKING,), "TEXT": (TEXT,), "END": (END,)}
 
 
-def _from_prompt(request: Request) -> str:
+def _from_prompt(request: StreamOptions) -> str:
     """the message header, or the body the prompt's last marker opened (``prompt_text``)"""
     tail = (request.prompt_text or "").rstrip()
     if tail.endswith(THINKING):

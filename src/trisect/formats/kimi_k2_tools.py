@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import JsonArgsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 
 def _split_header(header: str) -> tuple[str, str | None]:

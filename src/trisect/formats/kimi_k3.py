@@ -33,8 +33,8 @@ import html
 import re
 from functools import partial
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs.xml_params import JSON_TEXT, XmlParamsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)\s*=\s*"([^"]*)"')
 

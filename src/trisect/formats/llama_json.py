@@ -31,7 +31,7 @@ Reference: meta-llama Llama-3.1-8B / 3.2-3B / 3.3-70B-Instruct chat templates (l
 
 from __future__ import annotations
 
-from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
+from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 from ._json_tools import envelope
 
 

@@ -12,7 +12,7 @@ optional ``<|tool_call_start|>`` … ``<|tool_call_end|>`` wrapper around the bl
 Names and keys are quoted with ``"`` or ``'`` (extra attributes after the name are ignored).
 Names must be among the request's tools (``validate_names``: vLLM drops a block naming an
 unknown tool); that call's text is content. Values are stripped of surrounding whitespace and
-typed by the tool schema (``_schema.py``: string-typed values stay strings, others become
+typed by the tool schema (``codecs/schema.py``: string-typed values stay strings, others become
 JSON when valid for their type). Where vLLM differs: it drops parameters the schema does not
 declare, unwraps an OpenAI-style ``arguments`` / ``properties`` parameter into the arguments,
 and maps a table of MiniCPM5 alias tool names onto the request's tools; trisect keeps
@@ -34,8 +34,8 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import XmlParamsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 W, N, A = "TOOL_WRAPPER", "TOOL_NAME", "TOOL_ARGS"
 START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER

@@ -22,7 +22,7 @@ Reference: MiniMaxAI MiniMax-M2 chat template (tests/data/templates/MiniMax-M2.j
 
 from __future__ import annotations
 
-from .._spec import CONTENT, FormatSpec, Region
+from ..engine.spec import CONTENT, FormatSpec, Region
 from ._think import always_reasoning, think_format
 
 MINIMAX_TURN_MARKERS = ("]~!b[", "]~b]system", "]~b]user", "]~b]ai", "]~b]tool", "[e~[")

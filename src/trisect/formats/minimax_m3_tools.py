@@ -16,7 +16,7 @@ namespace marker and ``<KEY>``; its value ends at the namespace marker of the cl
 open is closed by what follows). A bare ``</KEY>`` without the namespace marker, seen in some
 third-party reports, is value text here: the namespaced closer is the documented one. Names quoted
 with ``"``, ``'`` or not at all; names must be among the request's tools (``validate_names``, as
-for M2). Values are stripped and typed by the tool schema (``_schema.py``).
+for M2). Values are stripped and typed by the tool schema (``codecs/schema.py``).
 
 Reference: vLLM's ``minimax_m3`` parser lives in Rust (``vllm._rust_tool_parser``) and is not
 available here; the grammar is taken from FORMATS.md (start token
@@ -27,8 +27,8 @@ M3 outputs (AMD's port notes and client-side parsers). No template or tokenizer 
 
 from __future__ import annotations
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import XmlParamsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 from .minimax_tools import unquote
 
 B, N, A = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS"

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import XmlParamsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 P, N, A = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS"
 START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER

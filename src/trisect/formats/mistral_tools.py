@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import JsonArgsCodec, JsonEnvelopeCodec
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ._json_tools import alnum_id
 
 

@@ -23,12 +23,12 @@ when ``enable_thinking is False`` or ``force_nonempty_content is True`` and cont
 
 from __future__ import annotations
 
-from .._request import Request
+from ..engine.options import StreamOptions
 from ._think import think_format, thinking_switch
 from .qwen3 import QWEN_TURN_MARKERS
 
 
-def _swap(request: Request) -> bool:
+def _swap(request: StreamOptions) -> bool:
     kwargs = request.chat_template_kwargs
     return kwargs.get("enable_thinking") in (False, "false", "False", 0) or kwargs.get("force_nonempty_content") in (
         True,

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import string
 
-from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs.pythonic import PythonicCallCodec
+from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 _LIST = {"LIST_START": ("[",), "SEP": (",",), "LIST_END": ("]",)}
 _CALL_ENDS = (("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),)

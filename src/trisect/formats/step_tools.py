@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from .._spec import CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import XmlParamsCodec
+from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 from .minimax_tools import unquote
 from .qwen3_coder import function_xml_format
 

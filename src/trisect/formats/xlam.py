@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 
-from .._spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 from ..codecs import JsonEnvelopeCodec
+from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 _WS = re.compile(r"[ \t\r\n]*")
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._compile import CompiledFormat
-from ._tokenizer import Vocab
+from ..engine.compile import CompiledFormat
+from ..engine.tokenizer import Vocab
 
 OPEN = "open"
 CLOSED = "closed"

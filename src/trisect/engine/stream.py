@@ -64,12 +64,13 @@ from __future__ import annotations
 import re
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ._compile import CompiledFormat, Lexicon, StateTable
-from ._errors import MalformedOutputError, StreamError
-from ._events import (
+from ..errors import MalformedOutputError, StreamError
+from .codec import CallCodec
+from .compile import CompiledFormat, Lexicon, StateTable
+from .events import (
     ContentText,
     Event,
     ReasoningEnd,
@@ -79,11 +80,9 @@ from ._events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ._message import Delta, ToolCallDelta
-from ._request import Request
-from ._spec import Act, Region, Rule
-from ._tokenizer import Detokenizer, Vocab
-from .codecs import CallCodec
+from .options import StreamOptions
+from .spec import Act, Region, Rule
+from .tokenizer import Detokenizer, Vocab
 
 # bytes of decoder drift tolerated between the ids' text and the text an engine sent
 _ALIGN_TOLERANCE = 4
@@ -98,8 +97,6 @@ _HEADER = Region.HEADER
 _OPENS_REASONING = (_CONTENT, _SKIP, _HEADER)  # a transition from these into reasoning opens a new block
 
 
-_SLOW = object()  # the fast path declines
-
 
 @lru_cache(maxsize=64)
 def _stops_regex(stops: str) -> re.Pattern[str]:
@@ -111,7 +108,9 @@ def random_call_id(_index: int) -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
-def _id_maker(request: Request, family: Callable[[Request, int, str], str] | None) -> Callable[[int, str], str]:
+def _id_maker(
+    request: StreamOptions, family: Callable[[StreamOptions, int, str], str] | None
+) -> Callable[[int, str], str]:
     factory = request.id_factory
     if factory is not None:
         return lambda index, _name: factory(index)
@@ -156,13 +155,14 @@ class _Call:
         self.stops: re.Pattern[str] | None = None
 
 
-class StreamParser:
-    """One stream (one request, one choice). Create it with ``Parser.stream()``."""
+class EventStream:
+    """One stream (one request, one choice): output text and ids in, typed events out.
+    ``Parser.stream()`` wraps it in a ``trisect.StreamParser`` that folds the events into deltas."""
 
     def __init__(
         self,
         compiled: CompiledFormat,
-        request: Request,
+        request: StreamOptions,
         *,
         initial_state: str,
         vocab: Vocab | None = None,
@@ -213,8 +213,8 @@ class StreamParser:
     def state(self) -> str:
         return self._st.name
 
-    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
-        """Add one delta of model output; returns what it adds to the message, or ``None``."""
+    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        """Add one delta of model output; returns the events it produces (often none)."""
         if token_ids is None:
             if text and not self._hold and not self._ids_mode and not self._finished:
                 st = self._st
@@ -231,8 +231,8 @@ class StreamParser:
                     f = 0 if region is _REASONING else 1
                     t = self._trim(f, text)
                     if not t:
-                        return None
-                    return Delta(t) if f == 0 else Delta(None, t)
+                        return []
+                    return [ReasoningText(t)] if f == 0 else [ContentText(t)]
                 call = self._call
                 if region is _ARGS and call is not None and call.quick is not None and not self._prefix:
                     # a string delta of a streamed call's arguments, inlined (same as _fast_path)
@@ -244,24 +244,26 @@ class StreamParser:
                     if plain and self._deferred is None:
                         self._offset += len(text)
                         piece = call.quick(text)
-                        return Delta(None, None, (ToolCallDelta(call.index, None, None, piece),)) if piece else None  # type: ignore[arg-type]
+                        return [ToolCallArguments(call.index, piece)] if piece else []  # type: ignore[arg-type]
                 fast = self._fast_path(text, st.text_lex)
-                if fast is not _SLOW:
-                    return fast  # type: ignore[return-value]
-            return _fold(self.events(text, token_ids))
+                if fast is not None:
+                    return fast
+            return self._text_events(self._accept(text, token_ids))
         text = self._accept(text, token_ids)
         if text and not self._hold and not self._pending:
-            fast = self._fast_path(text, self._st.plain_lex)
-            if fast is not _SLOW:
+            # ids without a tokenizer match every marker as text (no ids mode)
+            fast = self._fast_path(text, self._st.plain_lex if self._ids_mode else self._st.text_lex)
+            if fast is not None:
                 self._text_obytes += len(text) if text.isascii() else len(text.encode("utf-8"))
-                return fast  # type: ignore[return-value]
-        return _fold(self._text_events(text))
+                return fast
+        return self._text_events(text)
 
-    def _fast_path(self, text: str, lex: Lexicon) -> Delta | None | object:
-        """The common delta, without events: no character of it can start a live marker, so
-        it is all text of the current region. Same result as the general path."""
+    def _fast_path(self, text: str, lex: Lexicon) -> list[Event] | None:
+        """The common delta, without the scanner: no character of it can start a live marker,
+        so it is all text of the current region. Same result as the general path; ``None``
+        when it does not apply."""
         if self._prefix or self._deferred is not None:
-            return _SLOW
+            return None
         st = self._st
         region = st.region
         call = self._call
@@ -271,18 +273,18 @@ class StreamParser:
                 return self._fast_json(call, codec, text)
         starts = lex.starts
         if starts is not None and starts.search(text) is not None:
-            return _SLOW
+            return None
         if region is _REASONING or region is _CONTENT:
             f = 0 if region is _REASONING else 1
             self._offset += len(text)
             t = self._trim(f, text)
             if not t:
-                return None
-            return Delta(t) if f == 0 else Delta(None, t)
+                return []
+            return [ReasoningText(t)] if f == 0 else [ContentText(t)]
         if region is _ARGS and call is not None and call.index is not None and call.raw is None:
             codec = call.codec
             if not getattr(codec, "in_string_value", False):
-                return _SLOW
+                return None
             self._offset += len(text)
             quick = call.quick
             if quick is not None:
@@ -290,10 +292,10 @@ class StreamParser:
             else:
                 codec.feed(text, 0, len(text))
                 piece = codec.take()
-            return Delta(tool_calls=(ToolCallDelta(call.index, None, None, piece),)) if piece else None
-        return _SLOW
+            return [ToolCallArguments(call.index, piece)] if piece else []
+        return None
 
-    def _fast_json(self, call: _Call, codec: CallCodec, text: str) -> Delta | None | object:
+    def _fast_json(self, call: _Call, codec: CallCodec, text: str) -> list[Event] | None:
         """A delta inside the JSON arguments of a streamed call: the codec reads it (markers
         inside JSON are JSON text). If the JSON ends or breaks inside the delta, what follows
         goes the general way. Same result as the general path."""
@@ -303,28 +305,20 @@ class StreamParser:
         if quick is not None and codec.in_string and call.stops is not None and not call.stops.search(text):
             self._offset += len(text)
             piece = quick(text)
-            return Delta(tool_calls=(ToolCallDelta(index, None, None, piece),)) if piece else None
+            return [ToolCallArguments(index, piece)] if piece else []
         if self._ids_mode:
-            return _SLOW  # type: ignore[return-value]  # token ids: the general path aligns them
+            return None  # token ids: the general path aligns them
         n = len(text)
         j = codec.feed(text, 0, n)
         piece = codec.take()
         self._offset += j
         if j == n and not codec.done and not codec.failed:
-            return Delta(tool_calls=(ToolCallDelta(index, None, None, piece),)) if piece else None
+            return [ToolCallArguments(index, piece)] if piece else []
         self._out = [ToolCallArguments(index, piece)] if piece else []
         self._after_codec(call)
         if j < n:
             self._process(text[j:], final=False)
-        return _fold(self._out)
-
-    def finish(self) -> Delta | None:
-        """End of output: release held text and close what is open."""
-        return _fold(self.finish_events())
-
-    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
-        """Like ``feed()``, returning the typed events instead of a folded delta."""
-        return self._text_events(self._accept(text, token_ids))
+        return self._out
 
     def _accept(self, text: str | None, token_ids: Sequence[int] | None) -> str:
         """Validate one delta and register its ids; returns the text to scan."""
@@ -346,7 +340,8 @@ class StreamParser:
             self._process(text, final=False)
         return self._out
 
-    def finish_events(self) -> list[Event]:
+    def finish(self) -> list[Event]:
+        """End of output: release held text and close what is open."""
         if self._finished:
             raise StreamError("finish() called twice")
         self._out = []
@@ -871,36 +866,3 @@ def _follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool, en
         if f.startswith(rest):
             undecided = True
     return None if undecided and not final else False
-
-
-def _fold(events: Iterable[Event]) -> Delta | None:
-    """Coalesce events into one delta."""
-    if not events:
-        return None
-    reasoning: list[str] = []
-    content: list[str] = []
-    calls: list[list] = []  # [index, id, name, [args]]
-    aborted: list[int] = []
-    for event in events:
-        kind = type(event)
-        if kind is ReasoningText:
-            reasoning.append(event.text)  # type: ignore[union-attr]
-        elif kind is ContentText:
-            content.append(event.text)  # type: ignore[union-attr]
-        elif kind is ToolCallStart:
-            calls.append([event.index, event.id, event.name, []])  # type: ignore[union-attr]
-        elif kind is ToolCallArguments:
-            if calls and calls[-1][0] == event.index:  # type: ignore[union-attr]
-                calls[-1][3].append(event.text)  # type: ignore[union-attr]
-            else:
-                calls.append([event.index, None, None, [event.text]])  # type: ignore[union-attr]
-        elif kind is ToolCallAborted:
-            aborted.append(event.index)  # type: ignore[union-attr]
-    if not (reasoning or content or calls or aborted):
-        return None
-    return Delta(
-        reasoning="".join(reasoning) or None,
-        content="".join(content) or None,
-        tool_calls=tuple([ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls]),
-        aborted=tuple(aborted),
-    )

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._errors import FormatError
-from ._spec import ARGS_DONE, ARGS_FAILED, CONTENT, PSEUDO, REASONING, FormatSpec, Region, Rule
-from ._tokenizer import Vocab
+from ..errors import FormatError
+from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, PSEUDO, REASONING, FormatSpec, Region, Rule
+from .tokenizer import Vocab
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from ._errors import RequestError
+from ..errors import RequestError
 
 
 @cache

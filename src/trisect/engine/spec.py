@@ -25,11 +25,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._errors import FormatError
+from ..errors import FormatError
 
 if TYPE_CHECKING:
-    from ._codecs import CodecFactory
-    from ._request import Request
+    from .codec import CodecFactory
+    from .options import StreamOptions
 
 
 class Region(enum.Enum):
@@ -91,7 +91,7 @@ def rules(*rows: tuple) -> dict[tuple[str, str], Rule]:
     return table
 
 
-def _always(_request: Request) -> str:
+def _always(_options: StreamOptions) -> str:
     return CONTENT
 
 
@@ -109,12 +109,12 @@ class FormatSpec:
     reference: str = ""
     aliases: tuple[str, ...] = ()
     # reasoning formats
-    initial: Callable[[Request], str] = _always
+    initial: Callable[[StreamOptions], str] = _always
     tool_start_ends_reasoning: bool = False
     turn_markers: tuple[str, ...] = ()  # prompt markers that begin or end a turn
     # when true for a request, an output that ends inside the reasoning it started in is
     # content instead (Nemotron's swap); the stream holds that reasoning until it knows
-    reasoning_fallback: Callable[[Request], bool] | None = None
+    reasoning_fallback: Callable[[StreamOptions], bool] | None = None
     content_prefix: str = ""  # content emitted before the output (minimax_m2_append_think)
     # tool formats
     codec: CodecFactory | None = None
@@ -124,8 +124,8 @@ class FormatSpec:
     header: Callable[[str], tuple[str, str | None] | None] | None = None
     header_states: tuple[str, ...] = ()  # the states ``header`` may return
     # ids of calls whose id the model did not write: (request, index, name) -> id; default
-    # ``call_`` + random (``Request.id_factory`` overrides both)
-    call_id: Callable[[Request, int, str], str] | None = None
+    # ``call_`` + random (``StreamOptions.id_factory`` overrides both)
+    call_id: Callable[[StreamOptions, int, str], str] | None = None
     # text normalisation: characters stripped from reasoning/content next to markers
     strip: str = " \t\r\n"
     extra: Mapping[str, Any] = field(default_factory=dict)

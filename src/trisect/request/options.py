@@ -6,34 +6,28 @@ and wrongly typed ones are a ``RequestError`` at once, never a surprise mid-stre
 ``tool_choice`` is normalised to ``"none"``, ``"auto"``, ``"required"`` or the name of the forced
 function (``Request.forced``); a named choice for a tool not in ``tools``, ``"required"`` or a
 named choice without tools, and tools whose schemas cannot be used are errors here, before
-any parsing (``_choice.py`` holds the checks).
+any parsing (``choice.py`` holds the checks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ._choice import normalize_tool_choice
-from ._errors import RequestError
-from ._schema import tool_index
-
-_TRUE = (True, "true", "True", 1)
+from ..codecs.schema import tool_index
+from ..engine.options import StreamOptions
+from ..errors import RequestError
+from .choice import normalize_tool_choice
 
 
 @dataclass(frozen=True)
-class Request:
+class Request(StreamOptions):
+    """A validated request: what the engine reads (``StreamOptions``) plus the request
+    semantics applied above it."""
+
     tools: tuple[Mapping[str, Any], ...] | None = None
-    tool_index: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
-    reasoning_effort: str | None = None
-    prompt_text: str | None = None
     prompt_token_ids: tuple[int, ...] | None = None
-    id_factory: Callable[[int], str] | None = None
-    strict: bool = False
-    # tool calls already in the conversation history (Kimi-K2 numbers its call ids on from it)
-    history_tool_calls: int = 0
     tool_choice: str = "auto"  # "none" | "auto" | "required" | "named"
     forced: str | None = None  # the function a named tool_choice forces
     parallel_tool_calls: bool = True
@@ -43,16 +37,6 @@ class Request:
     def constrained(self) -> bool:
         """The output is what a constrained decoder produced (``required`` or a named choice)."""
         return self.tool_choice in ("required", "named")
-
-    def switch(self, *names: str, default: bool) -> bool:
-        """A boolean chat-template switch (``thinking``, ``enable_thinking``), first given wins."""
-        for name in names:
-            if name in self.chat_template_kwargs:
-                value = self.chat_template_kwargs[name]
-                if value is None:
-                    continue
-                return value in _TRUE
-        return default
 
 
 _OPTIONS = {

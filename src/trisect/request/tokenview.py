@@ -42,10 +42,10 @@ import codecs
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
-from ._compile import CompiledFormat
-from ._spec import CONTENT, REASONING, Act, Region
-from ._stream import StreamParser
-from ._tokenizer import Vocab
+from ..engine.compile import CompiledFormat
+from ..engine.spec import CONTENT, REASONING, Act, Region
+from ..engine.stream import EventStream
+from ..engine.tokenizer import Vocab
 
 _IN = 0  # in reasoning
 _OUT = 1  # after reasoning (content, tool calls)
@@ -249,7 +249,7 @@ class EngineTracker:
     """The token view of a channel format: the engine's own stream fed ids alone (it detokenizes
     them; still O(new ids)). Same surface as ``ReasoningTracker``."""
 
-    def __init__(self, stream: StreamParser, regions: Mapping[str, Region]) -> None:
+    def __init__(self, stream: EventStream, regions: Mapping[str, Region]) -> None:
         self._stream = stream
         self._regions = regions
         self.position = 0

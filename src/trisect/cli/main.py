@@ -16,11 +16,11 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ._errors import TrisectError
-from ._examples import EXAMPLES, WEATHER_TOOLS
-from ._message import MessageBuilder
-from ._parser import Parser, formats
-from .grammar import grammar_support
+from ..errors import TrisectError
+from ..grammar.tags import grammar_support
+from ..message.types import MessageBuilder
+from ..parser import Parser, formats
+from .examples import EXAMPLES, WEATHER_TOOLS
 
 
 def _read(path: str) -> str:

@@ -10,9 +10,7 @@
   format whose model keeps its native markers under constraint
   (``FormatSpec.extra["native_under_constraint"]``) is parsed as with ``"auto"``.
 * ``parallel_tool_calls=False`` and ``include_reasoning=False`` are an event filter
-  (``FilteredStream``): only the first complete call reaches the client (calls that start after
-  it are dropped whole; a call that started before it and was aborted was already reported as
-  aborted); reasoning text is never emitted.
+  (``filter.py``).
 
 Every check on the caller's input (``normalize_tool_choice``, ``check_tools``) runs once, before
 any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
@@ -20,20 +18,14 @@ any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._errors import RequestError, ToolSchemaError
-from ._events import Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
-from ._schema import is_mapping
-from ._spec import ARGS_DONE, CONTENT, REASONING, Act, FormatSpec, Region, combine, rules
-from .codecs import JsonArgsCodec, JsonEnvelopeCodec
-
-if TYPE_CHECKING:
-    from ._message import Delta
-    from ._request import Request
-    from ._stream import StreamParser
+from ..codecs import JsonArgsCodec, JsonEnvelopeCodec
+from ..codecs.schema import is_mapping
+from ..engine.spec import ARGS_DONE, CONTENT, REASONING, Act, FormatSpec, Region, combine, rules
+from ..errors import RequestError, ToolSchemaError
 
 CHOICES = ("none", "auto", "required")
 
@@ -185,69 +177,3 @@ def constrained_format(reasoning: FormatSpec | None, forced: str | None) -> Form
 def keeps_native_markers(tools: FormatSpec | None) -> bool:
     """Does the model of this tool format keep its own markers under a constraint?"""
     return tools is not None and bool(tools.extra.get("native_under_constraint", False))
-
-
-# ---------------------------------------------------------------------------- event filter
-
-
-def filter_events(request: Request) -> _EventFilter | None:
-    if request.parallel_tool_calls and request.include_reasoning:
-        return None
-    return _EventFilter(single_call=not request.parallel_tool_calls, reasoning=request.include_reasoning)
-
-
-class _EventFilter:
-    __slots__ = ("single_call", "reasoning", "done", "dropped")
-
-    def __init__(self, *, single_call: bool, reasoning: bool) -> None:
-        self.single_call = single_call
-        self.reasoning = reasoning
-        self.done = False  # a call reached the client complete
-        self.dropped: set[int] = set()
-
-    def __call__(self, events: Iterable[Event]) -> list[Event]:
-        out: list[Event] = []
-        for event in events:
-            kind = type(event)
-            if kind is ReasoningText:
-                if self.reasoning:
-                    out.append(event)
-                continue
-            if self.single_call and kind in (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted):
-                index = event.index  # type: ignore[union-attr]
-                if kind is ToolCallStart and self.done:
-                    self.dropped.add(index)
-                if index in self.dropped:
-                    continue
-                if kind is ToolCallEnd:
-                    self.done = True
-            out.append(event)
-        return out
-
-
-class FilteredStream:
-    """A ``StreamParser`` seen through the request's filter; same API (``feed``/``finish``,
-    ``events``/``finish_events``, ``state``, ``reasoning_ended``, ``num_tokens``)."""
-
-    def __init__(self, inner: StreamParser, keep: _EventFilter) -> None:
-        self._inner = inner
-        self._keep = keep
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
-        return self._keep(self._inner.events(text, token_ids))
-
-    def finish_events(self) -> list[Event]:
-        return self._keep(self._inner.finish_events())
-
-    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
-        from ._stream import _fold
-
-        return _fold(self.events(text, token_ids))
-
-    def finish(self) -> Delta | None:
-        from ._stream import _fold
-
-        return _fold(self.finish_events())

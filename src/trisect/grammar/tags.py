@@ -33,10 +33,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from ._choice import keeps_native_markers, normalize_tool_choice
-from ._errors import RequestError, ToolSchemaError
-from ._schema import tool_index
-from ._spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region
+from ..codecs.schema import tool_index
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region
+from ..errors import RequestError, ToolSchemaError
+from ..request.choice import keeps_native_markers, normalize_tool_choice
 
 STRICT_LEVELS = ("auto", "function", "parameter")
 _WS = {"type": "regex", "pattern": "[ \\t\\r\\n]{0,4}"}  # formatting between markers (templates use "\n")
@@ -162,7 +162,7 @@ _NOT_EXPRESSIBLE: dict[str, str] = {
 
 def _codec_style(spec: FormatSpec) -> tuple[str, tuple[str, str]] | str:
     """The xgrammar argument style of the format's codec, or why there is none."""
-    from .codecs import JsonArgsCodec, JsonEnvelopeCodec, XmlParamsCodec
+    from ..codecs import JsonArgsCodec, JsonEnvelopeCodec, XmlParamsCodec
 
     factory = spec.codec
     func = getattr(factory, "func", factory)
@@ -589,7 +589,7 @@ def _free_text_excludes(spec: FormatSpec, triggers: list[str]) -> list[str]:
 
 
 def _specs(parser: Any) -> tuple[FormatSpec, FormatSpec | None]:
-    from .formats import reasoning_format, tool_format
+    from ..formats import reasoning_format, tool_format
 
     if isinstance(parser, FormatSpec):
         return parser, None

@@ -10,17 +10,18 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ._choice import FilteredStream, constrained_format, filter_events, keeps_native_markers
-from ._compile import CompiledFormat, compile_format
-from ._errors import RequestError
-from ._message import Message, MessageBuilder
-from ._prompt import CLOSED, OPEN, prompt_verdict
-from ._request import Request, make_request
-from ._spec import CONTENT, REASONING, FormatSpec, Region, combine
-from ._stream import StreamParser
-from ._tokenizer import Vocab
-from ._tokenview import EngineTracker, ReasoningTracker, TokenView
+from .engine.compile import CompiledFormat, compile_format
+from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
+from .engine.stream import EventStream
+from .engine.tokenizer import Vocab
+from .errors import RequestError
 from .formats import all_formats, reasoning_format, tool_format
+from .message import Message, MessageBuilder, StreamParser
+from .request.choice import constrained_format, keeps_native_markers
+from .request.filter import filter_events
+from .request.options import Request, make_request
+from .request.prompt import CLOSED, OPEN, prompt_verdict
+from .request.tokenview import EngineTracker, ReasoningTracker, TokenView
 
 
 @cache
@@ -51,7 +52,7 @@ class Parser:
         return self._compiled.spec
 
     def _compiled_for(self, request: Request) -> CompiledFormat:
-        """The format this request's output is in (``_choice.py``: tool_choice semantics)."""
+        """The format this request's output is in (``request/choice.py``: tool_choice semantics)."""
         choice = request.tool_choice
         if choice == "auto":
             return self._compiled
@@ -120,15 +121,14 @@ class Parser:
     def stream(self, *, atomic_tool_calls: bool = False, **options: Any) -> StreamParser:
         """A stream for one request (one choice). Options: see ``parse()``."""
         request = make_request(options)
-        stream = StreamParser(
+        engine = EventStream(
             self._compiled_for(request),
             request,
             initial_state=self.initial_state(request),
             vocab=self._vocab,
             atomic_tool_calls=atomic_tool_calls,
         )
-        keep = filter_events(request)
-        return stream if keep is None else FilteredStream(stream, keep)  # type: ignore[return-value]
+        return StreamParser(engine, filter_events(request))
 
     def parse(self, output: str | None = None, *, token_ids: Sequence[int] | None = None, **options: Any) -> Message:
         """Parse a whole output (text, or token ids with a tokenizer, or both).
@@ -146,7 +146,7 @@ class Parser:
         builder.add(stream.finish())
         return builder.message()
 
-    # ------------------------------------------------------------------ token view (_tokenview.py)
+    # ------------------------------------------------------------------ token view (request/tokenview.py)
 
     def _token_view(self, options: dict[str, Any]) -> tuple[TokenView, str, str]:
         if self._vocab is None:
@@ -173,7 +173,7 @@ class Parser:
         """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
         view, initial, default = self._token_view(options)
         if view.needs_engine:
-            return EngineTracker(self.stream(**options), view.spec.regions)
+            return EngineTracker(self.stream(**options).engine, view.spec.regions)
         return view.tracker(initial, default)
 
     def content_token_ids(self, token_ids: Sequence[int], **options: Any) -> list[int]:

@@ -23,8 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._errors import ToolSchemaError
-from ._json import JsonScanner
+from ..engine.jsonscan import JsonScanner
+from ..errors import ToolSchemaError
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")

@@ -1,0 +1,68 @@
+"""``StreamParser``: the engine's event stream, folded into ``Delta`` objects per ``feed()``.
+
+This is what ``Parser.stream()`` returns. ``feed()`` / ``finish()`` return deltas;
+``events()`` / ``finish_events()`` return the engine's typed events unchanged (after the
+request's event filter, if any), for consumers that fold them themselves (the OpenAI layer).
+
+Cost: the engine's, plus O(events) per ``feed()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..engine.events import Event
+from ..engine.stream import EventStream
+from .fold import fold
+from .types import Delta
+
+EventFilter = Callable[[list[Event]], list[Event]]
+
+
+class StreamParser:
+    """One stream (one request, one choice). Create it with ``Parser.stream()``."""
+
+    __slots__ = ("_engine", "_keep")
+
+    def __init__(self, engine: EventStream, keep: EventFilter | None = None) -> None:
+        self._engine = engine
+        self._keep = keep
+
+    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
+        """Add one delta of model output; returns what it adds to the message, or ``None``."""
+        events = self._engine.feed(text, token_ids)
+        if self._keep is not None:
+            events = self._keep(events)
+        return fold(events) if events else None
+
+    def finish(self) -> Delta | None:
+        """End of output: release held text and close what is open."""
+        return fold(self.finish_events())
+
+    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        """Like ``feed()``, returning the typed events instead of a folded delta."""
+        events = self._engine.feed(text, token_ids)
+        return self._keep(events) if self._keep is not None else events
+
+    def finish_events(self) -> list[Event]:
+        events = self._engine.finish()
+        return self._keep(events) if self._keep is not None else events
+
+    @property
+    def engine(self) -> EventStream:
+        """The engine stream underneath (unfiltered)."""
+        return self._engine
+
+    @property
+    def state(self) -> str:
+        """The engine state the stream is in (a state name of the format's table)."""
+        return self._engine.state
+
+    @property
+    def reasoning_ended(self) -> bool:
+        return self._engine.reasoning_ended
+
+    @property
+    def num_tokens(self) -> int:
+        """Token ids fed so far."""
+        return self._engine.num_tokens

@@ -1,0 +1,48 @@
+"""``parallel_tool_calls=False`` and ``include_reasoning=False``: a filter over the engine's events.
+
+Only the first complete call reaches the client (calls that start after it are dropped whole;
+a call that started before it and was aborted was already reported as aborted); reasoning
+text is never emitted. Cost: O(events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..engine.events import Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from .options import Request
+
+
+def filter_events(request: Request) -> _EventFilter | None:
+    if request.parallel_tool_calls and request.include_reasoning:
+        return None
+    return _EventFilter(single_call=not request.parallel_tool_calls, reasoning=request.include_reasoning)
+
+
+class _EventFilter:
+    __slots__ = ("single_call", "reasoning", "done", "dropped")
+
+    def __init__(self, *, single_call: bool, reasoning: bool) -> None:
+        self.single_call = single_call
+        self.reasoning = reasoning
+        self.done = False  # a call reached the client complete
+        self.dropped: set[int] = set()
+
+    def __call__(self, events: Iterable[Event]) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
+            kind = type(event)
+            if kind is ReasoningText:
+                if self.reasoning:
+                    out.append(event)
+                continue
+            if self.single_call and kind in (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted):
+                index = event.index  # type: ignore[union-attr]
+                if kind is ToolCallStart and self.done:
+                    self.dropped.add(index)
+                if index in self.dropped:
+                    continue
+                if kind is ToolCallEnd:
+                    self.done = True
+            out.append(event)
+        return out
