@@ -25,6 +25,7 @@ from .errors import (
     MalformedOutputError,
     RequestError,
     StreamError,
+    TemplateError,
     ToolSchemaError,
     TrisectError,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "RequestError",
     "StreamError",
     "StreamParser",
+    "TemplateError",
     "ToolCall",
     "ToolCallAborted",
     "ToolCallArguments",

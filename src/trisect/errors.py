@@ -25,6 +25,11 @@ class ToolSchemaError(RequestError):
     """A tool definition cannot be used (not an OpenAI function tool, bad JSON schema)."""
 
 
+class TemplateError(TrisectError, ValueError):
+    """A chat template cannot be found or compiled, or raised while rendering a request
+    (``raise_exception`` in the template, e.g. "roles must alternate")."""
+
+
 class StreamError(TrisectError):
     """A stream was used out of order (fed after ``finish()``) or given inconsistent input."""
 
