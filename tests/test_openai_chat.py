@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -440,3 +442,44 @@ def test_include_reasoning_false_with_every_tool_choice() -> None:
         whole = chat_completion(HERMES, text, tools=TOOLS, tool_choice=choice, include_reasoning=False)
         assert "hidden" not in json.dumps(whole)
         assert _fold(chunks)[0]["content"] == ("<tool_call>" in output and output or None)
+
+
+# ---------------------------------------------------------------------------- layer hygiene
+
+
+def test_the_openai_layer_uses_only_public_members() -> None:
+    """The layer is a fold over the public API: no ``other._private`` and no private imports
+    (``self._x`` of its own classes is fine)."""
+    package = Path(__file__).resolve().parent.parent / "src" / "trisect" / "openai"
+    found = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                found += [f"{path.name}:{node.lineno}: import {a.name}" for a in node.names if a.name.startswith("_")]
+    assert not found, found
+
+
+def test_completion_tokens_are_the_ids_fed_unless_the_caller_counts() -> None:
+    chat = ChatStream(HERMES, tools=TOOLS)
+    chat.feed("Hel", [1, 2])
+    chat.feed("lo", [3])
+    assert chat.completion_tokens == 3
+    chat.finish(completion_tokens=10)
+    assert chat.usage()["completion_tokens"] == 10 and chat.usage()["total_tokens"] == 10
+
+
+def test_the_token_view_count_is_exact_across_its_batches() -> None:
+    """With a tokenizer the token view counts; it reads the ids in batches, so a count read at
+    any point (continuous usage) must equal the count of the ids fed so far."""
+    parser = Parser("qwen3", "hermes", tokenizer=tk.load("qwen3"))
+    output = "<think>\n" + "word " * 700 + "\n</think>\n\nDone."
+    ids = tk.encode("qwen3", output)
+    chat = ChatStream(parser, tools=TOOLS)
+    for k, token_id in enumerate(ids, 1):
+        chat.feed(None, [token_id])
+        if k % 97 == 0 or k == len(ids):
+            assert chat.reasoning_tokens == parser.count_reasoning_tokens(ids[:k], tools=TOOLS)
+    assert chat.reasoning_tokens == len(tk.encode("qwen3", "\n" + "word " * 700 + "\n"))

@@ -51,6 +51,11 @@ class Parser:
     def spec(self) -> FormatSpec:
         return self._compiled.spec
 
+    @property
+    def vocab(self) -> Vocab | None:
+        """The tokenizer as the engine sees it (``None``: no tokenizer, markers match as text)."""
+        return self._vocab
+
     def _compiled_for(self, request: Request) -> CompiledFormat:
         """The format this request's output is in (``request/choice.py``: tool_choice semantics)."""
         choice = request.tool_choice
@@ -173,7 +178,7 @@ class Parser:
         """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
         view, initial, default = self._token_view(options)
         if view.needs_engine:
-            return EngineTracker(self.stream(**options).engine, view.spec.regions)
+            return EngineTracker(self.stream(**options).engine)
         return view.tracker(initial, default)
 
     def content_token_ids(self, token_ids: Sequence[int], **options: Any) -> list[int]:

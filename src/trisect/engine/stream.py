@@ -213,6 +213,11 @@ class EventStream:
     def state(self) -> str:
         return self._st.name
 
+    @property
+    def in_reasoning(self) -> bool:
+        """The current state's text is reasoning (the stream is inside a reasoning block)."""
+        return self._st.region is _REASONING
+
     def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
         """Add one delta of model output; returns the events it produces (often none)."""
         if token_ids is None:

@@ -20,32 +20,30 @@ def fold(events: Sequence[Event]) -> Delta | None:
         return None
     if len(events) == 1:  # the commonest case: one piece of text or of arguments
         event = events[0]
-        kind = type(event)
-        if kind is ReasoningText:
-            return Delta(event.text)  # type: ignore[union-attr]
-        if kind is ContentText:
-            return Delta(None, event.text)  # type: ignore[union-attr]
-        if kind is ToolCallArguments:
-            return Delta(None, None, (ToolCallDelta(event.index, None, None, event.text),))  # type: ignore[union-attr]
+        if type(event) is ReasoningText:
+            return Delta(event.text)
+        if type(event) is ContentText:
+            return Delta(None, event.text)
+        if type(event) is ToolCallArguments:
+            return Delta(None, None, (ToolCallDelta(event.index, None, None, event.text),))
     reasoning: list[str] = []
     content: list[str] = []
-    calls: list[list] = []  # [index, id, name, [args]]
+    calls: list[tuple[int, str | None, str | None, list[str]]] = []  # index, id, name, argument pieces
     aborted: list[int] = []
     for event in events:
-        kind = type(event)
-        if kind is ReasoningText:
-            reasoning.append(event.text)  # type: ignore[union-attr]
-        elif kind is ContentText:
-            content.append(event.text)  # type: ignore[union-attr]
-        elif kind is ToolCallStart:
-            calls.append([event.index, event.id, event.name, []])  # type: ignore[union-attr]
-        elif kind is ToolCallArguments:
-            if calls and calls[-1][0] == event.index:  # type: ignore[union-attr]
-                calls[-1][3].append(event.text)  # type: ignore[union-attr]
+        if type(event) is ReasoningText:
+            reasoning.append(event.text)
+        elif type(event) is ContentText:
+            content.append(event.text)
+        elif type(event) is ToolCallStart:
+            calls.append((event.index, event.id, event.name, []))
+        elif type(event) is ToolCallArguments:
+            if calls and calls[-1][0] == event.index:
+                calls[-1][3].append(event.text)
             else:
-                calls.append([event.index, None, None, [event.text]])  # type: ignore[union-attr]
-        elif kind is ToolCallAborted:
-            aborted.append(event.index)  # type: ignore[union-attr]
+                calls.append((event.index, None, None, [event.text]))
+        elif type(event) is ToolCallAborted:
+            aborted.append(event.index)
     if not (reasoning or content or calls or aborted):
         return None
     return Delta(

@@ -2,7 +2,9 @@
 
 This is what ``Parser.stream()`` returns. ``feed()`` / ``finish()`` return deltas;
 ``events()`` / ``finish_events()`` return the engine's typed events unchanged (after the
-request's event filter, if any), for consumers that fold them themselves (the OpenAI layer).
+request's event filter, if any), for consumers that fold them themselves (the OpenAI layer):
+without a filter, ``events`` *is* the engine's ``feed``, so such a consumer pays nothing for
+this layer.
 
 Cost: the engine's, plus O(events) per ``feed()``.
 """
@@ -17,16 +19,24 @@ from .fold import fold
 from .types import Delta
 
 EventFilter = Callable[[list[Event]], list[Event]]
+FeedEvents = Callable[..., list[Event]]
 
 
 class StreamParser:
     """One stream (one request, one choice). Create it with ``Parser.stream()``."""
 
-    __slots__ = ("_engine", "_keep")
+    __slots__ = ("_engine", "_keep", "events")
 
     def __init__(self, engine: EventStream, keep: EventFilter | None = None) -> None:
         self._engine = engine
         self._keep = keep
+        # ``events(text, token_ids)``: like ``feed()``, returning the typed events instead of a
+        # folded delta (the engine's own method when no request filter applies)
+        self.events: FeedEvents = engine.feed if keep is None else self._filtered
+
+    def _filtered(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        assert self._keep is not None
+        return self._keep(self._engine.feed(text, token_ids))
 
     def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
         """Add one delta of model output; returns what it adds to the message, or ``None``."""
@@ -38,11 +48,6 @@ class StreamParser:
     def finish(self) -> Delta | None:
         """End of output: release held text and close what is open."""
         return fold(self.finish_events())
-
-    def events(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
-        """Like ``feed()``, returning the typed events instead of a folded delta."""
-        events = self._engine.feed(text, token_ids)
-        return self._keep(events) if self._keep is not None else events
 
     def finish_events(self) -> list[Event]:
         events = self._engine.finish()
@@ -57,6 +62,11 @@ class StreamParser:
     def state(self) -> str:
         """The engine state the stream is in (a state name of the format's table)."""
         return self._engine.state
+
+    @property
+    def in_reasoning(self) -> bool:
+        """The stream is inside a reasoning block now (its state's text is reasoning)."""
+        return self._engine.in_reasoning
 
     @property
     def reasoning_ended(self) -> bool:

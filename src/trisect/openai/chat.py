@@ -27,15 +27,20 @@ Rules:
   or in the final message (they would reveal the hidden reasoning).
 * ``usage``: ``prompt_tokens``, ``completion_tokens`` (token ids fed, or the caller's count) and
   ``completion_tokens_details.reasoning_tokens``: tokens of reasoning, markers excluded,
-  counted from token ids: with a tokenizer by the parser's token view
-  (``Parser.reasoning_tracker``, markers matched by id); without one, the ids of deltas that
-  begin and end inside reasoning (an approximation: a delta that crosses a marker is not
-  counted). In a final usage chunk (``include_usage``), or on every
-  chunk (``continuous_usage``).
+  counted from token ids. With a tokenizer the parser's token view counts
+  (``Parser.reasoning_tracker``, markers matched by id). Without one, the engine's state
+  decides per delta: the ids of a delta count when the stream is inside reasoning
+  (``StreamParser.in_reasoning``) both before and after it, so a delta that crosses a
+  reasoning marker is not counted (its ids carry the marker, and text ids cannot be told
+  from marker ids without a tokenizer). In a final usage chunk (``include_usage``), or on
+  every chunk (``continuous_usage``).
 * Call ids (``tool_call_id``): ``None`` keeps what the parser gives (the id the model wrote,
   else the family's style, else ``call_`` + random); ``"random"`` (``call_`` + 24 hex),
   ``"kimi"`` (``functions.NAME:N``, numbered on from ``history_tool_calls``), ``"mistral"``
   (9 alphanumerics) replace ids the model did not write.
+
+Cost: the engine's per delta, plus one chunk dict; the commonest delta (one piece of text or
+of arguments) is built straight from its event, without a ``Delta`` in between.
 """
 
 from __future__ import annotations
@@ -47,13 +52,14 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine.events import Event, ReasoningText, ToolCallEnd
-from ..engine.spec import REASONING, Region
-from ..message.fold import fold as _fold
-from ..message.types import Delta
+from ..engine.events import ContentText, Event, ReasoningText, ToolCallArguments, ToolCallEnd, ToolCallStart
+from ..parser import Parser
+from ..request.tokenview import EngineTracker, ReasoningTracker
 
 ID_STYLES = ("random", "kimi", "mistral")
 _ALNUM = string.ascii_letters + string.digits
+_CHUNK = "chat.completion.chunk"
+_ID_BATCH = 256  # token ids handed to the token view at once (its per-call cost, amortised)
 
 
 def make_call_id(style: str, index: int, name: str, *, history_tool_calls: int = 0) -> str:
@@ -75,43 +81,46 @@ def resolve_finish_reason(engine_reason: str | None, *, tool_calls: bool, named:
     return reason
 
 
-class _ReasoningCounter:
-    """Counts reasoning tokens, markers excluded, as token ids arrive."""
-
-    def __init__(self, parser: Any, request: Any) -> None:
-        compiled = parser._compiled_for(request)
-        self._by_id = parser._vocab is not None
-        self._special = compiled.special_ids
-        self._rules = compiled.states[REASONING].rules if REASONING in compiled.states else {}
-        self._inside = parser.initial_state(request) == REASONING
-        self.count = 0
-
-    def add(self, token_ids: Sequence[int], before: str, after: str, regions: Any) -> None:
-        if self._by_id:
-            for token_id in token_ids:
-                if not self._inside:
-                    break  # a format that opens reasoning again is counted by delta below
-                terminal = self._special.get(token_id)
-                if terminal is None:
-                    self.count += 1
-                    continue
-                rule = self._rules.get(terminal)
-                if rule is not None and regions[rule.next] is not Region.REASONING:
-                    self._inside = False
-            if not self._inside and regions.get(after) is Region.REASONING and regions.get(before) is Region.REASONING:
-                self._inside = True
-            return
-        if regions.get(before) is Region.REASONING and regions.get(after) is Region.REASONING:
-            self.count += len(token_ids)
-
-
 class ChatStream:
     """One choice of a streamed chat completion. ``options`` are the parser's request options
     (``tools``, ``tool_choice``, ``include_reasoning``, …)."""
 
+    __slots__ = (
+        "request",
+        "stream",
+        "id",
+        "model",
+        "created",
+        "index",
+        "prompt_tokens",
+        "_completion_tokens",
+        "finish_reason",
+        "_events",
+        "_style",
+        "_minted",
+        "_repeat",
+        "_usage_last",
+        "_usage_every",
+        "_hide",
+        "return_token_ids",
+        "reasoning_field",
+        "_named",
+        "_tracker",
+        "_reasoning_tokens",
+        "_unread_ids",
+        "_engine",
+        "_was_inside",
+        "_role_sent",
+        "_plain",
+        "_ids",
+        "_complete_calls",
+        "_logprobs",
+        "_token_ids",
+    )
+
     def __init__(
         self,
-        parser: Any,
+        parser: Parser,
         *,
         id: str | None = None,
         model: str = "",
@@ -135,6 +144,7 @@ class ChatStream:
         if tool_call_id is not None and "id_factory" not in options:
             options["id_factory"] = self._mint
         self.stream = parser.stream(atomic_tool_calls=atomic_tool_calls, **options)
+        self._events = self.stream.events  # the engine's feed, after the request's filter
         self.id = id or "chatcmpl-" + uuid.uuid4().hex
         self.model = model
         self.created = int(time.time()) if created is None else created
@@ -143,20 +153,25 @@ class ChatStream:
         self._usage_last = include_usage
         self._usage_every = continuous_usage
         self._hide = not self.request.include_reasoning
-        self._return_ids = return_token_ids and not self._hide
-        self._reasoning_field = reasoning_field
+        self.return_token_ids = return_token_ids and not self._hide  # ids would reveal hidden reasoning
+        self.reasoning_field = reasoning_field
         self._named = self.request.tool_choice == "named"
-        self._regions = parser._compiled_for(self.request).spec.regions
-        self._counter = _ReasoningCounter(parser, self.request)
-        # the token view's exact count when the parser has a tokenizer (Parser.reasoning_tracker)
-        tracker = getattr(parser, "reasoning_tracker", None)
-        self._tracker = tracker(**options) if tracker is not None and parser._vocab is not None else None
-        self.prompt_tokens = prompt_tokens
+        # the token view's exact count when the parser has a tokenizer, else the engine's state
+        self._tracker: ReasoningTracker | EngineTracker | None = (
+            parser.reasoning_tracker(**options) if parser.vocab is not None else None
+        )
+        self._reasoning_tokens = 0
+        self._unread_ids: list[int] = []  # ids the token view has not read yet (at most _ID_BATCH)
+        self._engine = self.stream.engine
+        self._was_inside = self._engine.in_reasoning  # where the previous delta left the stream
         if prompt_tokens is None:
             ids = self.request.prompt_token_ids
-            self.prompt_tokens = len(ids) if ids is not None else 0
-        self.completion_tokens = 0
+            prompt_tokens = len(ids) if ids is not None else 0
+        self.prompt_tokens = prompt_tokens
+        self._completion_tokens: int | None = None  # the caller's count (finish()), else the ids fed
         self._role_sent = False
+        # the next chunk is an ordinary one: role sent, no usage on it, no logprobs or ids pending
+        self._plain = False
         self._ids: dict[int, str] = {}  # call index -> id sent
         self._complete_calls = 0
         self._logprobs: list[Any] = []
@@ -174,20 +189,52 @@ class ChatStream:
         self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
     ) -> list[dict[str, Any]]:
         """One engine delta (text and/or token ids, optional per-token logprobs) -> chunks."""
-        before = self.stream.state
-        events = self.stream.events(text, token_ids)
         if token_ids:
-            self.completion_tokens += len(token_ids)
-            if self._tracker is not None:
-                self._tracker.feed(token_ids)
-            else:
-                self._counter.add(token_ids, before, self.stream.state, self._regions)
-            if self._return_ids:
+            if self.return_token_ids:
                 self._token_ids.extend(token_ids)
+                self._plain = False
+            if self._tracker is not None:
+                # the token view reads the ids in batches: its count is only read by usage()
+                unread = self._unread_ids
+                unread += token_ids
+                if len(unread) >= _ID_BATCH:
+                    self._read_ids()
+                events = self._events(text, token_ids)
+            else:
+                events = self._events(text, token_ids)
+                inside = self._engine.in_reasoning
+                if inside and self._was_inside:  # the rule without a tokenizer (module docstring)
+                    self._reasoning_tokens += len(token_ids)
+                self._was_inside = inside
+        else:
+            events = self._events(text, token_ids)
         if logprobs and not self._hide:
             self._logprobs.extend(logprobs)
-        chunk = self._chunk(events, final=False)
-        return [chunk] if chunk is not None else []
+            self._plain = False
+        if self._plain:
+            if not events:
+                return []
+            if len(events) == 1:  # the commonest delta: one piece of text or of arguments
+                event = events[0]
+                body: dict[str, Any]
+                if type(event) is ContentText:
+                    body = {"content": event.text}
+                elif type(event) is ReasoningText:
+                    body = {self.reasoning_field: event.text}
+                elif type(event) is ToolCallArguments and not self._repeat:
+                    body = {"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]}
+                else:
+                    return self._chunks(events, None)
+                return [
+                    {
+                        "id": self.id,
+                        "object": _CHUNK,
+                        "created": self.created,
+                        "model": self.model,
+                        "choices": [{"index": self.index, "delta": body, "logprobs": None, "finish_reason": None}],
+                    }
+                ]
+        return self._chunks(events, None)
 
     def finish(
         self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None
@@ -195,22 +242,24 @@ class ChatStream:
         """End of the choice: the final chunk (with ``finish_reason``), then a usage chunk
         when ``include_usage`` was asked for."""
         if completion_tokens is not None:
-            self.completion_tokens = completion_tokens
-        events = self.stream.finish_events()
-        self._track(events)
-        self.finish_reason = resolve_finish_reason(
-            finish_reason, tool_calls=self._complete_calls > 0, named=self._named
-        )
-        chunk = self._chunk(events, final=True, tracked=True)
-        assert chunk is not None
-        out = [chunk]
+            self._completion_tokens = completion_tokens
+        out = self._chunks(self.stream.finish_events(), finish_reason or "stop")
         if self._usage_last and not self._usage_every:
             out.append(self._envelope([], usage=True))
         return out
 
     @property
+    def completion_tokens(self) -> int:
+        """Token ids fed (the engine counts them), or the count given to ``finish()``."""
+        given = self._completion_tokens
+        return self._engine.num_tokens if given is None else given
+
+    @property
     def reasoning_tokens(self) -> int:
-        return self._tracker.reasoning_tokens if self._tracker is not None else self._counter.count
+        if self._tracker is None:
+            return self._reasoning_tokens
+        self._read_ids()
+        return self._tracker.reasoning_tokens
 
     def usage(self) -> dict[str, Any]:
         return {
@@ -220,25 +269,26 @@ class ChatStream:
             "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }
 
+    # ------------------------------------------------------------------ token ids
+
+    def _read_ids(self) -> None:
+        if self._unread_ids:
+            assert self._tracker is not None
+            self._tracker.feed(self._unread_ids)
+            self._unread_ids = []
+
     # ------------------------------------------------------------------ building chunks
 
-    def _track(self, events: list[Event]) -> None:
-        for event in events:
-            if type(event) is ToolCallEnd:
-                self._complete_calls += 1
-
-    def _chunk(self, events: list[Event], *, final: bool, tracked: bool = False) -> dict[str, Any] | None:
-        if not tracked:
-            self._track(events)
-        if self._hide:
-            events = [e for e in events if type(e) is not ReasoningText]
-        delta = _fold(events)
-        body = self._delta_dict(delta) if delta is not None else {}
+    def _chunks(self, events: list[Event], engine_reason: str | None) -> list[dict[str, Any]]:
+        """The chunk for ``events`` (none when it has nothing to say); the final one when
+        ``engine_reason`` is given."""
+        final = engine_reason is not None
+        body = self._body(events) if events else {}
         if not self._role_sent:
             body = {"role": "assistant", **body}
             self._role_sent = True
         elif not body and not final:
-            return None
+            return []
         choice: dict[str, Any] = {"index": self.index, "delta": body, "logprobs": None, "finish_reason": None}
         if self._logprobs:
             choice["logprobs"] = {"content": self._logprobs, "refusal": None}
@@ -247,13 +297,17 @@ class ChatStream:
             choice["token_ids"] = self._token_ids
             self._token_ids = []
         if final:
+            self.finish_reason = resolve_finish_reason(
+                engine_reason, tool_calls=self._complete_calls > 0, named=self._named
+            )
             choice["finish_reason"] = self.finish_reason
-        return self._envelope([choice], usage=self._usage_every)
+        self._plain = not self._usage_every
+        return [self._envelope([choice], usage=self._usage_every)]
 
     def _envelope(self, choices: list[dict[str, Any]], *, usage: bool) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
-            "object": "chat.completion.chunk",
+            "object": _CHUNK,
             "created": self.created,
             "model": self.model,
             "choices": choices,
@@ -262,43 +316,58 @@ class ChatStream:
             out["usage"] = self.usage()
         return out
 
-    def _delta_dict(self, delta: Delta) -> dict[str, Any]:
+    def _body(self, events: list[Event]) -> dict[str, Any]:
+        """The ``delta`` of a chunk, folded straight from the events."""
+        reasoning: list[str] = []
+        content: list[str] = []
+        calls: list[dict[str, Any]] = []
+        pieces: list[list[str]] = []  # argument pieces of each entry of ``calls``
+        for event in events:
+            if type(event) is ReasoningText:
+                reasoning.append(event.text)
+            elif type(event) is ContentText:
+                content.append(event.text)
+            elif type(event) is ToolCallArguments:
+                if calls and calls[-1]["index"] == event.index:
+                    pieces[-1].append(event.text)
+                    continue
+                entry: dict[str, Any] = {"index": event.index}
+                call_id = self._ids.get(event.index) if self._repeat else None
+                if call_id is not None:
+                    entry["id"] = call_id
+                    entry["type"] = "function"
+                entry["function"] = {}
+                calls.append(entry)
+                pieces.append([event.text])
+            elif type(event) is ToolCallStart:
+                call_id = self._call_id(event.index, event.id, event.name)
+                self._ids[event.index] = call_id
+                function = {"name": event.name}
+                calls.append({"index": event.index, "id": call_id, "type": "function", "function": function})
+                pieces.append([])
+            elif type(event) is ToolCallEnd:
+                self._complete_calls += 1
+            # ReasoningEnd says nothing to a client; an aborted call cannot be taken back in
+            # the OpenAI protocol (module docstring)
         body: dict[str, Any] = {}
-        if delta.reasoning and not self._hide:
-            body[self._reasoning_field] = delta.reasoning
-        if delta.content:
-            body["content"] = delta.content
-        calls = []
-        for piece in delta.tool_calls:
-            entry: dict[str, Any] = {"index": piece.index}
-            call_id = piece.id
-            if piece.name is not None:
-                call_id = self._call_id(piece.index, piece.id or "", piece.name)
-                self._ids[piece.index] = call_id
-            elif self._repeat:
-                call_id = self._ids.get(piece.index)
-            if call_id is not None:
-                entry["id"] = call_id
-                entry["type"] = "function"
-            function: dict[str, Any] = {}
-            if piece.name is not None:
-                function["name"] = piece.name
-            function["arguments"] = piece.arguments
-            entry["function"] = function
-            calls.append(entry)
+        if reasoning:
+            body[self.reasoning_field] = "".join(reasoning)
+        if content:
+            body["content"] = "".join(content)
         if calls:
+            for entry, parts in zip(calls, pieces, strict=True):
+                entry["function"]["arguments"] = "".join(parts)
             body["tool_calls"] = calls
         return body
 
     def _call_id(self, index: int, given: str, name: str) -> str:
         if self._style is None or self._minted.get(index) != given:
             return given  # the parser's id: written by the model, or the caller's id_factory
-        history = getattr(self.request, "history_tool_calls", 0)
-        return make_call_id(self._style, index, name, history_tool_calls=history)
+        return make_call_id(self._style, index, name, history_tool_calls=self.request.history_tool_calls)
 
 
 def chat_completion(
-    parser: Any,
+    parser: Parser,
     output: str | None = None,
     *,
     token_ids: Sequence[int] | None = None,
@@ -310,10 +379,8 @@ def chat_completion(
     """A whole ``chat.completion`` dict for one output: the ``ChatStream`` fed once (atomic, so
     a malformed call is content as in ``parse()``), folded. ``stream_options`` as for
     ``ChatStream`` (``id``, ``model``, ``tool_call_id``, ``prompt_tokens``, request options…)."""
-    stream_options.pop("include_usage", None)
-    stream_options.pop("continuous_usage", None)
-    stream_options.pop("repeat_tool_call_ids", None)
-    stream_options.pop("atomic_tool_calls", None)
+    for name in ("include_usage", "continuous_usage", "repeat_tool_call_ids", "atomic_tool_calls"):
+        stream_options.pop(name, None)
     chat = ChatStream(parser, atomic_tool_calls=True, **stream_options)
     chunks = chat.feed(output, token_ids, logprobs=logprobs)
     chunks += chat.finish(finish_reason, completion_tokens=completion_tokens)
@@ -322,7 +389,7 @@ def chat_completion(
     calls: dict[int, dict[str, Any]] = {}
     lps: list[Any] = []
     ids: list[int] = []
-    field = chat._reasoning_field
+    field = chat.reasoning_field
     for chunk in chunks:
         for choice in chunk["choices"]:
             delta = choice["delta"]
@@ -339,7 +406,7 @@ def chat_completion(
                 lps.extend(choice["logprobs"]["content"])
             ids.extend(choice.get("token_ids", ()))
     message: dict[str, Any] = {"role": "assistant", "content": "".join(content) or None}
-    if not chat._hide:
+    if chat.request.include_reasoning:
         message[field] = "".join(reasoning) or None
     if calls:
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
@@ -349,7 +416,7 @@ def chat_completion(
         "logprobs": {"content": lps, "refusal": None} if lps else None,
         "finish_reason": chat.finish_reason,
     }
-    if chat._return_ids:
+    if chat.return_token_ids:
         choice_out["token_ids"] = ids
     return {
         "id": chat.id,

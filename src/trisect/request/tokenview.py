@@ -31,7 +31,8 @@ Channel formats (gpt-oss Harmony) decide reasoning from header text rather than 
 for them the token view is the engine's own stream fed the ids (``EngineTracker``), so the two
 views agree by construction.
 
-Cost: ``ReasoningTracker.feed`` is O(new ids) (one set lookup per id; text-marker formats also
+Cost: ``ReasoningTracker.feed`` is O(new ids) (one C-level set test for a delta without a marker
+id, else one dict lookup per id; text-marker formats also
 decode the new ids and search a tail no longer than the longest marker). ``is_reasoning_end``
 scans backwards from the end and stops at the last deciding marker (ids-only formats).
 """
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 import codecs
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..engine.compile import CompiledFormat
 from ..engine.spec import CONTENT, REASONING, Act, Region
@@ -52,6 +53,7 @@ _OUT = 1  # after reasoning (content, tool calls)
 _TURN = 2  # after a turn marker: the next marker decides, else the request's default
 
 _START, _END, _TURN_MARK = "start", "end", "turn"
+_SEQUENCES = (list, tuple)  # re-iterable and sized: the bulk path may read them twice
 
 
 class TokenView:
@@ -83,9 +85,10 @@ class TokenView:
                 for marker in spec.terminals[terminal]:
                     text_markers[marker] = kind
         for marker in spec.turn_markers:
-            token_id = vocab.special_id(marker)
-            if token_id is not None:
-                self.kinds.setdefault(token_id, _TURN_MARK)
+            turn_id = vocab.special_id(marker)
+            if turn_id is not None:
+                self.kinds.setdefault(turn_id, _TURN_MARK)
+        self.marker_ids = frozenset(self.kinds)
         self.text_markers = text_markers
         self.longest = max((len(m) for m in text_markers), default=0)
         # channel formats (Harmony) decide reasoning from header text, not from markers: their
@@ -128,6 +131,7 @@ class ReasoningTracker:
     def __init__(self, view: TokenView, initial: str, default: str) -> None:
         self._view = view
         self._kinds = view.kinds
+        self._marker_ids = view.marker_ids
         self._default_out = default != REASONING
         self._state = _IN if initial == REASONING else _OUT
         self.position = 0  # ids fed so far
@@ -147,6 +151,13 @@ class ReasoningTracker:
         return self._state == _OUT
 
     def feed(self, token_ids: Iterable[int]) -> bool:
+        if not self._text and isinstance(token_ids, _SEQUENCES) and self._marker_ids.isdisjoint(token_ids):
+            # the commonest delta: no marker among its ids (one C-level set test, not a loop)
+            n = len(token_ids)
+            if self._state == _IN:
+                self.reasoning_tokens += n
+            self.position += n
+            return self.ended
         kinds = self._kinds
         for token_id in token_ids:
             kind = kinds.get(token_id)
@@ -249,9 +260,8 @@ class EngineTracker:
     """The token view of a channel format: the engine's own stream fed ids alone (it detokenizes
     them; still O(new ids)). Same surface as ``ReasoningTracker``."""
 
-    def __init__(self, stream: EventStream, regions: Mapping[str, Region]) -> None:
+    def __init__(self, stream: EventStream) -> None:
         self._stream = stream
-        self._regions = regions
         self.position = 0
         self.reasoning_tokens = 0
         self.content_start: int | None = None if not stream.reasoning_ended else 0
@@ -264,9 +274,9 @@ class EngineTracker:
         stream = self._stream
         for token_id in token_ids:
             was_ended = stream.reasoning_ended
-            in_block = self._regions[stream.state] is Region.REASONING
+            in_block = stream.in_reasoning
             stream.feed(None, (token_id,))
-            if in_block and self._regions[stream.state] is Region.REASONING:
+            if in_block and stream.in_reasoning:
                 self.reasoning_tokens += 1
             self.position += 1
             if stream.reasoning_ended and not was_ended:
