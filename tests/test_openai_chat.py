@@ -384,6 +384,18 @@ def test_reasoning_tokens_without_a_tokenizer_count_deltas_inside_reasoning() ->
     assert chat.usage()["completion_tokens"] == 7
 
 
+def test_reasoning_tokens_without_a_tokenizer_in_a_block_opened_mid_output() -> None:
+    """The deltas that cross ``[THINK]`` and ``[/THINK]`` carry markers: not counted; the count
+    is right whenever it is read."""
+    chat = ChatStream(Parser("mistral"))
+    counts = []
+    for text, ids in [("Hi ", [1]), ("[THINK]x", [2, 3]), ("yz", [4, 5]), ("w", [6]), ("[/THINK]ok", [7]), ("!", [8])]:
+        chat.feed(text, ids)
+        counts.append(chat.reasoning_tokens)
+    chat.finish()
+    assert counts == [0, 0, 2, 3, 3, 3] and chat.reasoning_tokens == 3
+
+
 # ---------------------------------------------------------------------------- call ids
 
 

@@ -30,8 +30,8 @@ Rules:
   counted from token ids. With a tokenizer the parser's token view counts
   (``Parser.reasoning_tracker``, markers matched by id). Without one, the engine's state
   decides per delta: the ids of a delta count when the stream is inside reasoning
-  (``StreamParser.in_reasoning``) both before and after it, so a delta that crosses a
-  reasoning marker is not counted (its ids carry the marker, and text ids cannot be told
+  (``StreamParser.in_reasoning``) both before it (after the previous delta with ids, or at
+  the start) and after it, so a delta that crosses a reasoning marker is not counted (its ids carry the marker, and text ids cannot be told
   from marker ids without a tokenizer). In a final usage chunk (``include_usage``), or on
   every chunk (``continuous_usage``).
 * Call ids (``tool_call_id``): ``None`` keeps what the parser gives (the id the model wrote,
@@ -109,7 +109,7 @@ class ChatStream:
         "_reasoning_tokens",
         "_unread_ids",
         "_engine",
-        "_was_inside",
+        "_counting_from",
         "_role_sent",
         "_plain",
         "_ids",
@@ -163,7 +163,9 @@ class ChatStream:
         self._reasoning_tokens = 0
         self._unread_ids: list[int] = []  # ids the token view has not read yet (at most _ID_BATCH)
         self._engine = self.stream.engine
-        self._was_inside = self._engine.in_reasoning  # where the previous delta left the stream
+        # without a tokenizer: ids fed when the current run of deltas inside reasoning began
+        # (None: the last delta with ids ended outside reasoning)
+        self._counting_from: int | None = 0 if self._engine.in_reasoning else None
         if prompt_tokens is None:
             ids = self.request.prompt_token_ids
             prompt_tokens = len(ids) if ids is not None else 0
@@ -201,11 +203,16 @@ class ChatStream:
                     self._read_ids()
                 events = self._events(text, token_ids)
             else:
+                # the rule without a tokenizer (module docstring), kept per run of deltas
+                # that end inside reasoning: all of a run's ids count but its first delta's
                 events = self._events(text, token_ids)
-                inside = self._engine.in_reasoning
-                if inside and self._was_inside:  # the rule without a tokenizer (module docstring)
-                    self._reasoning_tokens += len(token_ids)
-                self._was_inside = inside
+                start = self._counting_from
+                if self._engine.in_reasoning:
+                    if start is None:
+                        self._counting_from = self._engine.num_tokens
+                elif start is not None:
+                    self._reasoning_tokens += self._engine.num_tokens - len(token_ids) - start
+                    self._counting_from = None
         else:
             events = self._events(text, token_ids)
         if logprobs and not self._hide:
@@ -257,7 +264,8 @@ class ChatStream:
     @property
     def reasoning_tokens(self) -> int:
         if self._tracker is None:
-            return self._reasoning_tokens
+            start = self._counting_from
+            return self._reasoning_tokens + (self._engine.num_tokens - start if start is not None else 0)
         self._read_ids()
         return self._tracker.reasoning_tokens
 
