@@ -31,9 +31,9 @@ Rules:
   (``Parser.reasoning_tracker``, markers matched by id). Without one, the engine's state
   decides per delta: the ids of a delta count when the stream is inside reasoning
   (``StreamParser.in_reasoning``) both before it (after the previous delta with ids, or at
-  the start) and after it, so a delta that crosses a reasoning marker is not counted (its ids carry the marker, and text ids cannot be told
-  from marker ids without a tokenizer). In a final usage chunk (``include_usage``), or on
-  every chunk (``continuous_usage``).
+  the start) and after it, so a delta that crosses a reasoning marker is not counted (its
+  ids carry the marker, and without a tokenizer text ids cannot be told from marker ids).
+  In a final usage chunk (``include_usage``), or on every chunk (``continuous_usage``).
 * Call ids (``tool_call_id``): ``None`` keeps what the parser gives (the id the model wrote,
   else the family's style, else ``call_`` + random); ``"random"`` (``call_`` + 24 hex),
   ``"kimi"`` (``functions.NAME:N``, numbered on from ``history_tool_calls``), ``"mistral"``
