@@ -126,9 +126,12 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
 
 
 def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
+    text: str
     if hasattr(tokenizer, "decode_bytes"):
-        return tokenizer.decode_bytes(list(ids)).decode("utf-8", errors="replace")
-    return tokenizer.decode(list(ids), skip_special_tokens=False)
+        text = tokenizer.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+    else:
+        text = tokenizer.decode(list(ids), skip_special_tokens=False)
+    return text
 
 
 def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> list[tuple[str, list[int]]]:
@@ -167,7 +170,11 @@ def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> 
 
 
 def _run(
-    parser: Parser, request: Mapping[str, Any], chunks: Iterable[tuple[str | None, list[int] | None]], *, atomic: bool
+    parser: Parser,
+    request: Mapping[str, Any],
+    chunks: Iterable[tuple[str | None, Sequence[int] | None]],
+    *,
+    atomic: bool,
 ) -> tuple[Message, list[Delta]]:
     stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
     deltas: list[Delta] = []
@@ -258,7 +265,7 @@ def _check_deltas(case: Case, deltas: list[Delta], run: str, *, complete: bool) 
 def check_chunks(
     case: Case,
     parser: Parser,
-    chunks: list[tuple[str | None, list[int] | None]],
+    chunks: Sequence[tuple[str | None, Sequence[int] | None]],
     run: str,
     *,
     reference: Message,

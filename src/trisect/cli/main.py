@@ -3,6 +3,7 @@
     trisect parse FILE|- --reasoning NAME --tools NAME [--tools-file tools.json] [--stream]
     trisect formats
     trisect demo [--delay SECONDS]
+    trisect --version
 
 A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
 """
@@ -16,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from .. import __version__
 from ..errors import TrisectError
 from ..grammar.tags import grammar_support
 from ..message.types import MessageBuilder
@@ -134,6 +136,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="trisect", description="Raw LLM output -> reasoning, content, tool calls.")
+    ap.add_argument("--version", action="version", version=f"trisect {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("parse", help="parse a model output and print the message as OpenAI JSON")
     p.add_argument("input", help="file with the raw output, or - for stdin")

@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..engine.jsonscan import JsonScanner
 from ..errors import ToolSchemaError
@@ -32,7 +32,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _loose_int = re.compile(r"[+-]?[0-9]+\Z")
 
 
-def is_mapping(value: Any) -> bool:
+def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, with the common ``dict`` checked first (ABC checks are slow)."""
     return type(value) is dict or isinstance(value, Mapping)
 

@@ -12,10 +12,20 @@ Cost: O(len(piece)) per ``feed``; state is O(nesting depth).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import cast
 
-_WS = re.compile(r"[ \t\r\n]*")
-_STR_RUN = re.compile(r'[^"\\\x00-\x1f]*')
-_NUM_RUN = re.compile(r"[0-9eE.+\-]*")
+_Run = Callable[[str, int, int], "re.Match[str]"]
+
+
+def _run(pattern: str) -> _Run:
+    """``match`` of a pattern that matches the empty string, so it never returns ``None``."""
+    return cast(_Run, re.compile(pattern).match)
+
+
+_WS = _run(r"[ \t\r\n]*")
+_STR_RUN = _run(r'[^"\\\x00-\x1f]*')
+_NUM_RUN = _run(r"[0-9eE.+\-]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrtu')
@@ -92,7 +102,7 @@ class JsonScanner:
         stack = self._stack
         while i < end and st < _DONE:
             if st == _STRING:
-                i = _STR_RUN.match(s, i, end).end()
+                i = _STR_RUN(s, i, end).end()
                 if i >= end:
                     break
                 c = s[i]
@@ -112,7 +122,7 @@ class JsonScanner:
             c = s[i]
             if st == _VALUE or st == _VALUE_OR_CLOSE:
                 if c in " \t\r\n":
-                    i = _WS.match(s, i, end).end()
+                    i = _WS(s, i, end).end()
                     continue
                 if c == '"':
                     st = _STRING
@@ -137,7 +147,7 @@ class JsonScanner:
                     break
                 i += 1
             elif st == _NUM:
-                j = _NUM_RUN.match(s, i, end).end()
+                j = _NUM_RUN(s, i, end).end()
                 self._pending += s[i:j]
                 i = j
                 if i >= end:
@@ -178,7 +188,7 @@ class JsonScanner:
                     st = _STRING
             elif st == _KEY_OR_CLOSE or st == _KEY:
                 if c in " \t\r\n":
-                    i = _WS.match(s, i, end).end()
+                    i = _WS(s, i, end).end()
                     continue
                 if c == '"':
                     self._in_key = True
@@ -192,7 +202,7 @@ class JsonScanner:
                 i += 1
             elif st == _COLON:
                 if c in " \t\r\n":
-                    i = _WS.match(s, i, end).end()
+                    i = _WS(s, i, end).end()
                     continue
                 if c != ":":
                     st = _FAILED
@@ -201,7 +211,7 @@ class JsonScanner:
                 st = _VALUE
             else:  # _AFTER
                 if c in " \t\r\n":
-                    i = _WS.match(s, i, end).end()
+                    i = _WS(s, i, end).end()
                     continue
                 if c == ",":
                     st = _KEY if stack[-1] == "}" else _VALUE

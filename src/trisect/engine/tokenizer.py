@@ -94,6 +94,7 @@ class Vocab:
         if cached is not None:
             return cached
         tok = self.tokenizer
+        data: bytes
         if self._kind == "tiktoken":
             data = tok.decode_single_token_bytes(token_id)
         elif self._kind == "hf":

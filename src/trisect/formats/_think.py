@@ -7,6 +7,7 @@ that turns thinking on or off; they all build their spec here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
@@ -74,7 +75,7 @@ def think_format(
     reasoning.
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
-    rows: list[tuple] = [
+    rows: list[tuple[Any, ...]] = [
         (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
         (CONTENT, "THINK_END", CONTENT, ()),
     ]

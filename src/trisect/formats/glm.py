@@ -21,13 +21,16 @@ GLM-4.7-Flash.jinja); vLLM ``glm45`` / ``glm47`` (Glm47MoeParser, FORMATS.md).
 
 from __future__ import annotations
 
+from ..engine.spec import FormatSpec
 from ._think import think_format, thinking_switch
 
 GLM_TURN_MARKERS = ("<|system|>", "<|user|>", "<|assistant|>", "<|observation|>")
 GLM_TOOL_START = {"TOOL_START": ("<tool_call>",)}
 
 
-def glm_like(name: str, *, models: tuple[str, ...], reference: str, turn_markers: tuple[str, ...] = GLM_TURN_MARKERS):
+def glm_like(
+    name: str, *, models: tuple[str, ...], reference: str, turn_markers: tuple[str, ...] = GLM_TURN_MARKERS
+) -> FormatSpec:
     return think_format(
         name,
         initial=thinking_switch("enable_thinking", "thinking", default=True),
