@@ -297,17 +297,18 @@ def test_hidden_constrained_output_parses_from_content_and_a_stray_block_stays_h
 
 
 def test_a_format_that_keeps_its_markers_under_constraint_parses_like_auto(monkeypatch) -> None:
-    """FormatSpec.extra["native_under_constraint"]: required / named outputs are native calls."""
+    """FormatSpec.grammar.native_under_constraint: required / named outputs are native calls."""
     import dataclasses
     import importlib
 
     from trisect import grammar
     from trisect import parser as _parser
+    from trisect.engine.spec import GrammarFacts
 
     catalogue = importlib.import_module("trisect.formats")
 
     original = catalogue.tool_format
-    native = dataclasses.replace(original("hermes"), extra={"native_under_constraint": True})
+    native = dataclasses.replace(original("hermes"), grammar=GrammarFacts(native_under_constraint=True))
 
     def lookup(name: str):
         return native if name == "hermes" else original(name)

@@ -10,9 +10,8 @@ import random
 import pytest
 
 from trisect import Parser
-from trisect.codecs import XmlParamsCodec
+from trisect.codecs import JSON_TEXT, XmlParams
 from trisect.codecs.gemma_args import GemmaArgsCodec
-from trisect.codecs.xml_params import JSON_TEXT
 
 WEATHER = {
     "type": "function",
@@ -71,10 +70,10 @@ def test_xml_codec_json_text_values_and_unwrap() -> None:
     tools = {"f": {"type": "object", "properties": {"x": {"type": "string"}}}}
 
     def run(params: list[tuple[str, str]], unwrap: tuple[str, ...] = ()) -> str:
-        codec = XmlParamsCodec(
-            tools, param_start="P", param_end="E", trim="none", unwrap=unwrap,
+        codec = XmlParams(
+            param_start="P", param_end="E", trim="none", unwrap=unwrap,
             parse_key=lambda k: (k.split("|")[0], JSON_TEXT if k.endswith("|json") else ("string",)),
-        )
+        )(tools)
         codec.set_name("f")
         out = []
         for key, value in params:

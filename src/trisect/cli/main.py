@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from .. import __version__
 from ..errors import TrisectError
-from ..grammar.tags import grammar_support
+from ..grammar import grammar_support
 from ..message.types import MessageBuilder
 from ..parser import Parser, formats
 from .examples import EXAMPLES, WEATHER_TOOLS

@@ -8,13 +8,40 @@ JSON, where a marker inside a string is string text and the call can end where t
 
 Every codec only ever *appends* argument text: ``take()`` returns the next safe piece, and the
 pieces concatenate to the final arguments, a JSON object, returned complete by ``close()``.
+Every codec subclasses ``Codec`` (``base``), which holds the protocol's boilerplate and the one
+``close()`` / ``failed`` rule. A codec without options is its own factory; the others have a
+frozen options object as factory (``JsonEnvelope``, ``XmlParams``, ``GemmaArgs``).
 """
 
 from __future__ import annotations
 
-from ..engine.codec import CallCodec, CodecFactory
+from ..engine.codec import ArgSyntax, CallCodec, CodecFactory
 from ..engine.options import ToolIndex
-from .json_call import JsonArgsCodec, JsonEnvelopeCodec
-from .xml_params import XmlParamsCodec
+from .base import Codec
+from .gemma_args import GemmaArgs, GemmaArgsCodec
+from .json_call import ENVELOPE, JsonArgsCodec, JsonEnvelope, JsonEnvelopeCodec, NamedArgs
+from .mistral import MistralCallCodec
+from .name_key import NameKeyCodec
+from .pythonic import PythonicCallCodec
+from .xml_params import JSON_TEXT, XmlParams, XmlParamsCodec
 
-__all__ = ["CallCodec", "CodecFactory", "JsonArgsCodec", "JsonEnvelopeCodec", "ToolIndex", "XmlParamsCodec"]
+__all__ = [
+    "ENVELOPE",
+    "JSON_TEXT",
+    "ArgSyntax",
+    "CallCodec",
+    "Codec",
+    "CodecFactory",
+    "GemmaArgs",
+    "GemmaArgsCodec",
+    "JsonArgsCodec",
+    "JsonEnvelope",
+    "JsonEnvelopeCodec",
+    "MistralCallCodec",
+    "NameKeyCodec",
+    "NamedArgs",
+    "PythonicCallCodec",
+    "ToolIndex",
+    "XmlParams",
+    "XmlParamsCodec",
+]

@@ -16,15 +16,18 @@ delimited string is string text, and it writes one JSON object:
 
 Malformed arguments (a ``:`` missing after a key, a closer that does not match, text after
 the outer object's start that is not an object) fail the codec; the engine then treats the
-call as no call. Cost: O(len(piece)) per ``feed``.
+call as no call. Cost: O(len(piece)) per ``feed``. ``GemmaArgs(quote)`` is the factory.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
+
+from .base import Codec
 
 _WS = " \t\r\n"
 # modes
@@ -32,30 +35,33 @@ _START, _KEY_OR_CLOSE, _KEY, _VALUE, _ELEMENT_OR_CLOSE, _STRING, _BARE, _AFTER, 
 _KEY_END = ":"
 
 
-class GemmaArgsCodec:
+@dataclass(frozen=True, slots=True)
+class GemmaArgs:
+    """The factory of ``GemmaArgsCodec``: ``quote`` is the family's string delimiter."""
+
+    quote: str
+
+    @property
+    def grammar(self) -> str:
+        return "argument codec GemmaArgsCodec has no xgrammar style"
+
+    def __call__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, /) -> GemmaArgsCodec:
+        return GemmaArgsCodec(tools, quote=self.quote)
+
+
+class GemmaArgsCodec(Codec):
     """Per-call codec; see the module docstring."""
 
     structured = True
-    in_value = False
-    name: str | None = None
-    call_id: str | None = None
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, *, quote: str) -> None:
+        super().__init__(tools)
         self._quote = quote
         self._mode = _START
         self._stack: list[list[Any]] = []  # [closer, count]
         self._buf: list[str] = []  # the key or bare literal being read
         self._partial = ""  # the end of a piece that may begin the delimiter
         self._string_is_key = False
-        self._out: list[str] = []
-        self.done = False
-        self.failed = False
-
-    def set_name(self, name: str) -> None:
-        pass
-
-    def marker(self, terminal: str) -> None:
-        pass
 
     @property
     def in_string(self) -> bool:
@@ -248,18 +254,6 @@ class GemmaArgsCodec:
             self._mode = _DONE
             self.done = True
         return i + 1
-
-    def take(self) -> str:
-        if not self._out:
-            return ""
-        text = "".join(self._out)
-        self._out.clear()
-        return text
-
-    def close(self) -> str | None:
-        if self.failed or not self.done:
-            return None
-        return self.take()
 
 
 def _literal(text: str) -> str:

@@ -9,6 +9,10 @@ safe watermark: only text the scanner has validated is sent, so every piece is a
 the final arguments, and a closing brace is sent exactly when the scanner knows it closes the
 arguments object. Arguments given as a JSON-encoded string are decoded once and streamed
 decoded. Cost: O(len(piece)) per ``feed``.
+
+``JsonArgsCodec`` is its own factory (``NamedArgs(name)``: one whose tool is known
+beforehand); ``JsonEnvelope(name_keys, args_keys, id_keys, list_opener)`` is the envelope
+codec's (its options, typed).
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import JsonScanner
+from .base import Codec
 
 _WS = re.compile(r"[ \t\r\n]*")
 _PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')  # text that stays inside a JSON string
@@ -29,25 +36,15 @@ _OPEN_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{0,3}|\\u[dD][89abAB][0-9a-fA-F]{2}
 _OPEN, _KEY_OR_CLOSE, _KEY, _KEYSTR, _COLON, _VALUE, _INVALUE, _AFTER, _DONE = range(9)
 
 
-class JsonArgsCodec:
+class JsonArgsCodec(Codec):
     """The call body is the arguments object itself; the name came from a marker region."""
 
     structured = True
-    in_value = False
-    name: str | None = None
-    call_id: str | None = None
+    grammar: ClassVar[ArgSyntax | str | None] = ArgSyntax("json")
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        super().__init__(tools)
         self._scanner = JsonScanner()
-        self._out: list[str] = []
-        self.done = False
-        self.failed = False
-
-    def set_name(self, name: str) -> None:
-        pass
-
-    def marker(self, terminal: str) -> None:
-        pass
 
     @property
     def in_string(self) -> bool:
@@ -70,13 +67,6 @@ class JsonArgsCodec:
             self.done = True
         return j
 
-    def take(self) -> str:
-        if not self._out:
-            return ""
-        text = "".join(self._out)
-        self._out.clear()
-        return text
-
     def string_piece(self, text: str) -> str:
         """``feed`` + ``take`` for a delta inside a JSON string (``in_string``): plain string
         text is argument text as written. Same result as the general path."""
@@ -85,11 +75,22 @@ class JsonArgsCodec:
             return self.take()
         return text
 
-    def close(self) -> str | None:
-        if self.failed or not self.done:
-            self.failed = True
-            return None
-        return self.take()
+
+@dataclass(frozen=True, slots=True)
+class NamedArgs:
+    """The factory of a ``JsonArgsCodec`` whose tool is known before its arguments (the function
+    a named ``tool_choice`` forced)."""
+
+    name: str
+
+    @property
+    def grammar(self) -> ArgSyntax:
+        return ArgSyntax("json")
+
+    def __call__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, /) -> JsonArgsCodec:
+        codec = JsonArgsCodec(tools)
+        codec.name = self.name
+        return codec
 
 
 class _EncodedArgs:
@@ -131,27 +132,43 @@ class _EncodedArgs:
         return not self.failed and not self._pending and self._inner.done
 
 
-class JsonEnvelopeCodec:
-    """``{"name": "f", "arguments": {…}}`` with configurable key names."""
+@dataclass(frozen=True, slots=True)
+class JsonEnvelope:
+    """The options of ``JsonEnvelopeCodec``, and its factory: the family's key names (the first
+    of ``name_keys`` / ``args_keys`` present counts; an ``id_keys`` key counts only before the
+    name) and ``list_opener``: the call's opening marker may carry the ``[`` of the list around
+    it (xLAM's ``[{``), which is skipped."""
+
+    name_keys: tuple[str, ...] = ("name",)
+    args_keys: tuple[str, ...] = ("arguments", "parameters")
+    id_keys: tuple[str, ...] = ()
+    list_opener: bool = False
+
+    @property
+    def grammar(self) -> ArgSyntax | str:
+        if self.id_keys:
+            return "the envelope carries a call id key, which the grammar cannot fill"
+        return ArgSyntax("json_envelope", (self.name_keys[0], self.args_keys[0]), list_opener=self.list_opener)
+
+    def __call__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, /) -> JsonEnvelopeCodec:
+        return JsonEnvelopeCodec(tools, self)
+
+
+ENVELOPE = JsonEnvelope()  # {"name": …, "arguments" | "parameters": …}
+
+
+class JsonEnvelopeCodec(Codec):
+    """``{"name": "f", "arguments": {…}}`` with the key names of its ``JsonEnvelope`` options."""
 
     structured = True
-    in_value = False
-    call_id: str | None = None
+    grammar: ClassVar[ArgSyntax | str | None] = ArgSyntax("json_envelope")
 
-    def __init__(
-        self,
-        tools: Mapping[str, Mapping[str, Any]] | None = None,
-        *,
-        name_keys: tuple[str, ...] = ("name",),
-        args_keys: tuple[str, ...] = ("arguments", "parameters"),
-        id_keys: tuple[str, ...] = (),
-    ) -> None:
-        self._name_keys = name_keys
-        self._args_keys = args_keys
-        self._id_keys = id_keys
-        self.name: str | None = None
-        self.done = False
-        self.failed = False
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, options: JsonEnvelope = ENVELOPE) -> None:
+        super().__init__(tools)
+        self._name_keys = options.name_keys
+        self._args_keys = options.args_keys
+        self._id_keys = options.id_keys
+        self._skip_list = options.list_opener
         self._state = _OPEN
         self._scanner = JsonScanner()
         self._raw: list[str] = []  # raw text of a key or a captured value
@@ -160,19 +177,16 @@ class JsonEnvelopeCodec:
         self._args_seen = False
         self._args_done = False
         self._encoded: _EncodedArgs | None = None
-        self._out: list[str] = []
-
-    def set_name(self, name: str) -> None:
-        pass
-
-    def marker(self, terminal: str) -> None:
-        pass
 
     @property
     def in_string(self) -> bool:
         return self._state in (_KEYSTR, _INVALUE) and self._scanner.in_string
 
     def feed(self, s: str, i: int, end: int) -> int:
+        if self._skip_list:
+            self._skip_list = False
+            if i < end and s[i] == "[":
+                i = _WS.match(s, i + 1, end).end()
         while i < end and not self.done and not self.failed:
             st = self._state
             if st in (_OPEN, _KEY_OR_CLOSE, _KEY, _COLON, _VALUE, _AFTER):
@@ -306,13 +320,6 @@ class JsonEnvelopeCodec:
             self._args_done = True
         self._state = _AFTER
 
-    def take(self) -> str:
-        if not self._out:
-            return ""
-        text = "".join(self._out)
-        self._out.clear()
-        return text
-
     def string_piece(self, text: str) -> str:
         """``feed`` + ``take`` for a delta inside a string of the arguments object: plain
         string text is argument text as written. Same result as the general path."""
@@ -327,10 +334,8 @@ class JsonEnvelopeCodec:
             return self.take()
         return text
 
-    def close(self) -> str | None:
-        if self.failed or not self.done or self.name is None:
-            self.failed = True
-            return None
-        if not self._args_seen:
+    def _finish(self) -> None:
+        if self.name is None:
+            self.failed = True  # a complete object without a name is not a call
+        elif not self._args_seen:
             self._out.append("{}")
-        return self.take()

@@ -28,7 +28,10 @@ import keyword
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
+
+from ..engine.codec import ArgSyntax
+from .base import Codec
 
 MAX_DEPTH = 64  # deeper literals are not a call (JSON parsers recurse on nesting)
 
@@ -95,54 +98,29 @@ def _json_char(ch: str) -> str:
     return ch
 
 
-class PythonicCallCodec:
+class PythonicCallCodec(Codec):
     """One ``name(k=v, …)`` call; see the module docstring."""
 
     structured = True
-    in_value = False
-    call_id: str | None = None
-    string_stops = "'\"\\\n"  # characters that may end (or break) a string, for the engine's fast path
+    grammar: ClassVar[ArgSyntax | str | None] = "argument codec PythonicCallCodec has no xgrammar style"
+    string_stops: ClassVar[str] = "'\"\\\n"  # characters that may end (or break) a string
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.name: str | None = None
+        super().__init__(tools)
         self._name = ""
-        self.done = False
-        self.failed = False
         self._state = _LEAD
         self._buf: list[str] = []  # name, keyword, number or word being read
         self._keys: set[str] = set()
         self._stack: list[_Frame] = []
-        self._out: list[str] = []
         self._quote = ""
         self._triple = False
         self._closing = 0  # quotes seen that may close a triple-quoted string
         self._esc = ""  # digits of a hex / octal escape
         self._esc_kind = ""
 
-    # ------------------------------------------------------------------ protocol
-
-    def set_name(self, name: str) -> None:
-        pass
-
-    def marker(self, terminal: str) -> None:
-        pass
-
     @property
     def in_string(self) -> bool:
         return self._state in (_STR_OPEN, _STR, _ESC, _HEX, _OCT)  # _STR_OPEN2 may be "" (closed)
-
-    def take(self) -> str:
-        if not self._out:
-            return ""
-        text = "".join(self._out)
-        self._out.clear()
-        return text
-
-    def close(self) -> str | None:
-        if self.failed or not self.done:
-            self.failed = True
-            return None
-        return self.take()
 
     # ------------------------------------------------------------------ output
 

@@ -21,15 +21,22 @@ terminal, as GLM's ``<arg_value>``; text in between is formatting), and writes o
 
 Output only grows: ``{"k": "v…`` is sent before the value ends, ``}`` when the call ends.
 Cost: O(len(piece)) per ``feed``.
+
+The options are one frozen ``XmlParams`` object, the codec's factory; its ``style`` names the
+xgrammar argument style that writes this syntax, when one does (the format declares it: which
+style a parameter syntax is cannot be read off the options).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
+from ..engine.codec import ArgSyntax
+from .base import Codec
 from .schema import declared_types, parameter_schema, streams_as_string, typed_value
 
 _IDLE, _KEY, _VALUE, _AWAIT = 0, 1, 2, 3  # _AWAIT: the key is complete, the value marker is not yet seen
@@ -40,40 +47,60 @@ JSON_TEXT = ("json",)  # pseudo-types: the value is JSON text whatever its kind
 _quote = encode_basestring  # JSON string literal, non-ASCII kept as is
 
 
-class XmlParamsCodec:
+KeyReader = Callable[[str], tuple[str, tuple[str, ...] | None]]
+"""Raw key text -> (key, the value's types or None to ask the tool schema)."""
+
+TRIMS = ("newline", "strip", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class XmlParams:
+    """The options of ``XmlParamsCodec`` (see the module docstring), and its factory.
+
+    ``param_start`` / ``param_end`` / ``key_marker`` / ``value_start`` are terminal names of
+    the format; ``key_end`` is text. ``style``: the xgrammar argument style of this syntax, or
+    ``None`` when none writes it."""
+
+    param_start: str
+    param_end: str
+    key_end: str = ">"
+    parse_key: KeyReader | None = None
+    trim: str = "newline"
+    key_marker: str | None = None
+    value_start: str | None = None
+    unwrap: tuple[str, ...] = ()
+    style: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.trim not in TRIMS:
+            raise ValueError(f"trim must be one of {', '.join(TRIMS)}")
+
+    @property
+    def grammar(self) -> ArgSyntax | None:
+        return None if self.style is None else ArgSyntax(self.style, opener=self.param_start)
+
+    def __call__(self, tools: Mapping[str, Mapping[str, Any]], /) -> XmlParamsCodec:
+        return XmlParamsCodec(tools, self)
+
+
+class XmlParamsCodec(Codec):
     """Per-call codec; see the module docstring."""
 
     structured = False
-    in_string = False
-    call_id: str | None = None
 
-    def __init__(
-        self,
-        tools: Mapping[str, Mapping[str, Any]],
-        *,
-        param_start: str,
-        param_end: str,
-        key_end: str = ">",
-        parse_key: Callable[[str], tuple[str, tuple[str, ...] | None]] | None = None,
-        trim: str = "newline",
-        key_marker: str | None = None,
-        value_start: str | None = None,
-        unwrap: tuple[str, ...] = (),
-    ) -> None:
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]], options: XmlParams) -> None:
+        super().__init__(tools)
         self._tools = tools
-        self._param_start = param_start
-        self._param_end = param_end
-        self._key_end = key_end
-        self._parse_key = parse_key
-        self._trim = trim
-        self._key_marker = key_marker
-        self._value_start = value_start
-        self._unwrap = unwrap
+        self._param_start = options.param_start
+        self._param_end = options.param_end
+        self._key_end = options.key_end
+        self._parse_key = options.parse_key
+        self._trim = options.trim
+        self._key_marker = options.key_marker
+        self._value_start = options.value_start
+        self._unwrap = options.unwrap
         self._held: tuple[str, str | None] | None = None  # unwrap candidate: (key, value text once complete)
         self._pending_key = ""
-        self.name: str | None = None
-        self.done = False
-        self.failed = False
         self._params: Mapping[str, Any] | None = None
         self._state = _IDLE
         self._key: list[str] = []
@@ -81,7 +108,6 @@ class XmlParamsCodec:
         self._streaming = False
         self._types: tuple[str, ...] = ()
         self._seen_start = False  # a string value: its first character was seen
-        self._out: list[str] = []
         self._count = 0
 
     def set_name(self, name: str) -> None:
@@ -251,17 +277,10 @@ class XmlParamsCodec:
         self._held = None
         self._out.append("{" + _quote(key) + ": " + (text or '""'))
 
-    def take(self) -> str:
-        if not self._out:
-            return ""
-        text = "".join(self._out)
-        self._out.clear()
-        return text
-
-    def close(self) -> str | None:
-        if self._state == _KEY or self.failed:
-            self.failed = True
-            return None
+    def _unfinished(self) -> None:
+        """The call ended: the open parameter ends with it (a key still being read: unfinished)."""
+        if self._state == _KEY:
+            return
         if self._state == _AWAIT:
             self._begin_value(self._pending_key)
         if self._state == _VALUE:
@@ -274,7 +293,6 @@ class XmlParamsCodec:
                 self._release_held()
             self._out.append("}" if self._count else "{}")
         self.done = True
-        return self.take()
 
 
 def _json_text(raw: str) -> str:

@@ -16,14 +16,19 @@ Channel formats (gpt-oss Harmony) decide the next state from header text: the te
 ``Region.HEADER`` state (markers included) is collected, and at a transition with
 ``Act.HEADER_END`` the spec's ``header`` function maps it to the state of the message body and,
 for a tool call, the tool name (``header_states`` lists the states it may name).
+
+What a grammar generator needs beyond the table and the codec is declared as data too
+(``GrammarFacts``): ``trisect.grammar`` keeps no table of its own keyed on format names or
+marker strings. A tool format whose table opens calls (``Act.CALL_START``, or a header that may
+route to an argument state) must name its codec: building the spec fails otherwise.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import FormatError
 
@@ -91,6 +96,26 @@ def rules(*rows: tuple) -> dict[tuple[str, str], Rule]:
     return table
 
 
+@dataclass(frozen=True, slots=True)
+class GrammarFacts:
+    """Facts for grammar generation (``trisect.grammar``) that the table and codec do not say.
+
+    ``unsupported``: why no structural tag is generated although the table describes the calls
+    (the template writes text no table can know). ``name_pattern``: how a grammar writes a name
+    region that also carries a call id, a regex with ``{name}`` (Kimi-K2:
+    ``functions\\.{name}:[0-9]+``); names that ``parse_name`` reads back bare from ``"NAME"`` or
+    ``NAME`` need none. ``native_under_constraint``: under ``tool_choice`` required / named the
+    model keeps its own markers (a constrained decoder uses the format's structural tag; Harmony),
+    so such outputs parse as with ``auto`` instead of as the constrained JSON."""
+
+    unsupported: str = ""
+    name_pattern: str = ""
+    native_under_constraint: bool = False
+
+
+NO_GRAMMAR_FACTS = GrammarFacts()
+
+
 def _always(_options: StreamOptions) -> str:
     return CONTENT
 
@@ -128,7 +153,7 @@ class FormatSpec:
     call_id: Callable[[StreamOptions, int, str], str] | None = None
     # text normalisation: characters stripped from reasoning/content next to markers
     strip: str = " \t\r\n"
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    grammar: GrammarFacts = NO_GRAMMAR_FACTS
 
     def __post_init__(self) -> None:
         if self.kind not in ("reasoning", "tools", "combined"):
@@ -144,6 +169,12 @@ class FormatSpec:
         for state in self.header_states:
             if state not in self.regions:
                 raise FormatError(f"{self.name}: header state {state} is not a state")
+        if self.codec is None:
+            opens = [f"({s}, {t})" for (s, t), rule in self.table.items() if Act.CALL_START in rule.acts]
+            if self.header is not None:
+                opens += [f"header -> {s}" for s in self.header_states if self.regions[s] is Region.ARGS]
+            if opens:
+                raise FormatError(f"{self.name}: calls open at {', '.join(opens)} but the format names no codec")
 
 
 IDENTITY = FormatSpec(
@@ -217,5 +248,5 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         header=tools.header or r.header,
         header_states=tuple(dict.fromkeys(r.header_states + tools.header_states)),
         strip="".join(sorted(set(r.strip) & set(tools.strip))),
-        extra={**r.extra, **tools.extra},
+        grammar=tools.grammar,
     )

@@ -14,20 +14,10 @@ from __future__ import annotations
 
 import random
 import string
-from functools import partial
 from typing import Any
 
-from ..codecs import CodecFactory, JsonEnvelopeCodec
-from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
-
-
-def envelope(
-    name_keys: tuple[str, ...] = ("name",),
-    args_keys: tuple[str, ...] = ("arguments", "parameters"),
-    id_keys: tuple[str, ...] = (),
-) -> CodecFactory:
-    """A ``JsonEnvelopeCodec`` factory with the family's key names."""
-    return partial(JsonEnvelopeCodec, name_keys=name_keys, args_keys=args_keys, id_keys=id_keys)
+from ..codecs import CodecFactory
+from ..engine.spec import ARGS_DONE, CONTENT, NO_GRAMMAR_FACTS, Act, FormatSpec, GrammarFacts, Region, rules
 
 
 def alnum_id(_request: Any, _index: int, _name: str) -> str:
@@ -44,7 +34,7 @@ def wrapped(
     special: bool,
     models: tuple[str, ...],
     reference: str,
-    **extra: Any,
+    grammar: GrammarFacts = NO_GRAMMAR_FACTS,
 ) -> FormatSpec:
     """``START {envelope} END``, several blocks in a row; ``end=None``: the call ends with its JSON."""
     terminals: dict[str, tuple[str, ...]] = {"TOOL_START": start}
@@ -68,7 +58,7 @@ def wrapped(
         codec=codec,
         models=models,
         reference=reference,
-        **extra,
+        grammar=grammar,
     )
 
 
@@ -82,7 +72,7 @@ def listed(
     start_opens_list: bool = False,
     models: tuple[str, ...],
     reference: str,
-    **extra: Any,
+    grammar: GrammarFacts = NO_GRAMMAR_FACTS,
 ) -> FormatSpec:
     """``START [{envelope}, {envelope}] END``; ``end=None``: the list ends at ``]``;
     ``start_opens_list``: the start marker ends with the ``[`` (``functools[``).
@@ -140,5 +130,5 @@ def listed(
         codec=codec,
         models=models,
         reference=reference,
-        **extra,
+        grammar=grammar,
     )

@@ -19,9 +19,10 @@ llama.cpp's Command R7B PEG mapper; vLLM ``cohere_command3`` / ``cohere_command4
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import JsonEnvelope
+from ._json_tools import listed
 
-_CODEC = envelope(name_keys=("tool_name",), args_keys=("parameters",), id_keys=("tool_call_id",))
+_CODEC = JsonEnvelope(name_keys=("tool_name",), args_keys=("parameters",), id_keys=("tool_call_id",))
 
 FORMATS = [
     listed(

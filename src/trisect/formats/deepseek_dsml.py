@@ -46,15 +46,10 @@ mirror the openers — no primary source was available.
 from __future__ import annotations
 
 import re
-from functools import partial
 
-from ..codecs import XmlParamsCodec
-from ..codecs.xml_params import JSON_TEXT
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-from .minimax_tools import unquote
-
-P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
-START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
+from ..codecs import JSON_TEXT
+from ..engine.spec import FormatSpec
+from ._xml_invoke import invoke_format, unquote
 
 _ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
@@ -71,10 +66,6 @@ def parse_attributes(text: str) -> tuple[str, tuple[str, ...] | None]:
     return name, None
 
 
-def _parse_name(text: str) -> tuple[str, str | None]:
-    return unquote(text), None
-
-
 def dsml_format(
     name: str,
     *,
@@ -84,52 +75,21 @@ def dsml_format(
     unwrap: tuple[str, ...],
     models: tuple[str, ...],
     reference: str,
+    style: str | None = None,
 ) -> FormatSpec:
-    """``dsml``: the tag prefix (``｜DSML｜``, spaced ``｜DSML｜ ``); ``block``: the wrapper's name."""
-    block_start, block_end = f"<{dsml}{block}>", f"</{dsml}{block}>"
-    invoke, param = f"<{dsml}invoke name=", f"<{dsml}parameter"
-    invoke_end, param_end = f"</{dsml}invoke>", f"</{dsml}parameter>"
-    after_block = (block_start,)
-    after_invoke = (invoke, block_end)
-    after_value = (param, invoke_end, *after_invoke)
-    return FormatSpec(
-        name=name,
-        kind="tools",
-        terminals={
-            "TOOL_START": (block_start,),
-            "TOOL_END": (block_end,),
-            "INVOKE": (invoke,),
-            "INVOKE_END": (invoke_end,),
-            "PARAM_START": (param,),
-            "PARAM_END": (param_end,),
-            "CLOSE_ANGLE": (">",),
-        },
-        special=frozenset({"TOOL_START", "TOOL_END"}) if special else frozenset(),
-        regions={CONTENT: Region.CONTENT, P: Region.SKIP, N: Region.NAME, A: Region.ARGS, B: Region.SKIP},
-        table=rules(
-            (CONTENT, "TOOL_START", P, (START,)),
-            (P, "INVOKE", N, ()),
-            (P, "TOOL_END", CONTENT, (END,)),
-            (N, "CLOSE_ANGLE", A, (NAME_END,)),
-            (N, "PARAM_START", A, (NAME_END, MARK)),
-            (N, "INVOKE_END", B, (END,)),
-            (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,), after_value),
-            (A, "INVOKE_END", B, (END,), after_invoke),
-            (A, "INVOKE", N, (START,)),
-            (A, "TOOL_END", CONTENT, (END,), after_block),
-            (B, "INVOKE", N, (START,)),
-            (B, "TOOL_END", CONTENT, ()),
-        ),
-        codec=partial(
-            XmlParamsCodec,
-            param_start="PARAM_START",
-            param_end="PARAM_END",
-            parse_key=parse_attributes,
-            trim="none",
-            unwrap=unwrap,
-        ),
-        parse_name=_parse_name,
+    """``dsml``: the tag prefix (``｜DSML｜``, spaced ``｜DSML｜ ``); ``block``: the wrapper's name;
+    ``style``: the xgrammar argument style of its parameters."""
+    return invoke_format(
+        name,
+        invoke=(f"<{dsml}invoke name=", f"</{dsml}invoke>"),
+        param=(f"<{dsml}parameter", f"</{dsml}parameter>"),
+        block=(f"<{dsml}{block}>", f"</{dsml}{block}>"),
+        opens="block",
+        special=special,
+        keys=parse_attributes,
+        trim="none",
+        unwrap=unwrap,
+        style=style,
         models=models,
         reference=reference,
     )
@@ -144,6 +104,7 @@ FORMATS = [
         block="function_calls",
         special=False,
         unwrap=(),
+        style="deepseek_xml",
         models=("DeepSeek-V3.2", "DeepSeek-V3.2-Exp"),
         reference="DeepSeek-V3.2 chat template; vLLM deepseek_v32 engine tool parser",
     ),
@@ -153,6 +114,7 @@ FORMATS = [
         block="tool_calls",
         special=True,
         unwrap=("arguments", "input"),
+        style="deepseek_xml",
         models=("DeepSeek V4",),
         reference="vLLM deepseek_v4 engine config (FORMATS.md); V3.2 template for the parameter spelling",
     ),
@@ -162,6 +124,7 @@ FORMATS = [
         block="calls",
         special=True,
         unwrap=("arguments", "input"),
+        style="deepseek_v4_1_xml",
         models=("DeepSeek V4.1",),
         reference="FORMATS.md deepseek_v41 (spaced DSML, from a vLLM test file); closers assumed",
     ),

@@ -30,7 +30,10 @@ template (llama.cpp ``models/templates``); vLLM ``deepseek_v3`` / ``deepseek_v31
 from __future__ import annotations
 
 from ..codecs import JsonArgsCodec
-from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
+from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
+
+# the grammar cannot write what the template puts where the table skips
+_CALL_TYPE = GrammarFacts(unsupported="the template writes the call type ('function') in a region the table skips")
 
 _MARKERS = {
     "CALLS_BEGIN": ("<｜tool▁calls▁begin｜>",),
@@ -71,6 +74,7 @@ FORMATS = [
             ("ARGS_AFTER", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_START,)),
         ),
         codec=JsonArgsCodec,
+        grammar=_CALL_TYPE,
         models=_MODELS_V3,
         reference="DeepSeek-V3 tokenizer_config.json chat template; vLLM deepseek_v3",
     ),
@@ -91,6 +95,7 @@ FORMATS = [
             ("ARGS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),
         ),
         codec=JsonArgsCodec,
+        grammar=_CALL_TYPE,
         models=("DeepSeek-V3.1", "DeepSeek-V3.1-Terminus"),
         reference="DeepSeek-V3.1 chat template; vLLM deepseek_v31",
     ),

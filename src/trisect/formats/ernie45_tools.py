@@ -15,14 +15,15 @@ Reference: vLLM ``ernie45`` tool parser (``tool_call_regex = <tool_call>\\s*{…
 
 from __future__ import annotations
 
-from ._json_tools import envelope, wrapped
+from ..codecs import ENVELOPE
+from ._json_tools import wrapped
 
 FORMATS = [
     wrapped(
         "ernie45",
         ("<tool_call>",),
         ("</tool_call>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=True,
         models=("ERNIE-4.5-21B-A3B-Thinking", "ERNIE-4.5-0.3B", "ERNIE-4.5-300B-A47B"),
         reference="vLLM ernie45 tool parser",

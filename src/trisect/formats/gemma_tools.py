@@ -28,9 +28,7 @@ delimiter ``<|"|>``; bare values withheld while partial) and ``functiongemma`` (
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..codecs.gemma_args import GemmaArgsCodec
+from ..codecs import GemmaArgs
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 P, N, A, B = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS", "TOOL_AFTER"
@@ -57,7 +55,7 @@ def gemma_format(name: str, *, start: str, end: str, quote: str, models: tuple[s
             (B, "TOOL_START", P, (START,)),
             (B, "CALL_PREFIX", N, (START,)),
         ),
-        codec=partial(GemmaArgsCodec, quote=quote),
+        codec=GemmaArgs(quote),
         models=models,
         reference=reference,
     )

@@ -14,8 +14,8 @@ Reference: vLLM ``gigachat3`` tool parser (``function call<\\|role_sep\\|>\\n(.*
 
 from __future__ import annotations
 
+from ..codecs import ENVELOPE
 from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
-from ._json_tools import envelope
 
 FORMATS = [
     FormatSpec(
@@ -28,7 +28,7 @@ FORMATS = [
             (CONTENT, "CALL_START", "CALL", (Act.CALL_START,)),
             ("CALL", ARGS_DONE, CONTENT, (Act.CALL_END,)),
         ),
-        codec=envelope(),
+        codec=ENVELOPE,
         models=("GigaChat3-702B-A36B-preview", "GigaChat3-10B-A1.8B"),
         reference="vLLM gigachat3 tool parser",
     ),

@@ -45,9 +45,7 @@ synthetic tokenizer with the same added tokens).
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..codecs import XmlParamsCodec
+from ..codecs import XmlParams
 from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
 
 N, A, V = "TOOL_NAME", "TOOL_ARGS", "TOOL_VALUE"
@@ -78,13 +76,13 @@ TABLE = rules(
     (V, "KEY_START", A, (MARK,)),
 )
 
-CODEC = partial(
-    XmlParamsCodec,
+CODEC = XmlParams(
     param_start="KEY_START",
     param_end="VALUE_END",
     key_marker="KEY_END",
     value_start="VALUE_START",
     trim="none",
+    style="glm_xml",
 )
 
 

@@ -30,14 +30,15 @@ Reference: ibm-granite granite-3.3-2b-instruct and granite-4.0 chat templates (l
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed, wrapped
+from ..codecs import ENVELOPE
+from ._json_tools import listed, wrapped
 
 FORMATS = [
     listed(
         "granite",
         ("<|tool_call|>", "<tool_call>"),
         None,
-        codec=envelope(),
+        codec=ENVELOPE,
         special=frozenset({"LIST_START"}),
         models=("Granite 3.0", "Granite 3.1", "Granite 3.2", "Granite 3.3"),
         reference="granite-3.3-2b-instruct chat template (system prompt); vLLM granite",
@@ -46,7 +47,7 @@ FORMATS = [
         "granite4",
         ("<tool_call>",),
         ("</tool_call>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=False,
         models=("Granite 4.0", "Granite 4.1"),
         reference="granite-4.0 chat template; vLLM granite4",
@@ -55,7 +56,7 @@ FORMATS = [
         "granite-20b-fc",
         ("<function_call>",),
         None,
-        codec=envelope(),
+        codec=ENVELOPE,
         special=False,
         models=("granite-20b-functioncalling",),
         reference="vLLM tool_chat_template_granite_20b_fc.jinja; vLLM granite-20b-fc",

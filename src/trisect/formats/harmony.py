@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from ..codecs import JsonArgsCodec
 from ..engine.options import StreamOptions
-from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
 
 START, CHANNEL, CONSTRAIN, MESSAGE = "<|start|>", "<|channel|>", "<|constrain|>", "<|message|>"
 TERMINALS = {
@@ -157,7 +157,7 @@ FORMATS = [
         header_states=(REASONING, CONTENT, CALL_BODY),
         # under tool_choice required / named gpt-oss still writes Harmony messages (a constrained
         # decoder uses a Harmony structural tag), so those outputs parse as with auto
-        extra={"native_under_constraint": True},
+        grammar=GrammarFacts(native_under_constraint=True),
         **_COMMON,  # type: ignore[arg-type]
     ),
 ]

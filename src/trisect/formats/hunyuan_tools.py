@@ -16,14 +16,15 @@ Reference: vLLM ``examples/tool_chat_template_hunyuan_a13b.jinja``; vLLM ``hunyu
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import ENVELOPE
+from ._json_tools import listed
 
 FORMATS = [
     listed(
         "hunyuan_a13b",
         ("<tool_calls>",),
         ("</tool_calls>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=frozenset({"LIST_START", "LIST_END"}),
         models=("Hunyuan-A13B-Instruct",),
         reference="vLLM tool_chat_template_hunyuan_a13b.jinja; vLLM hunyuan_a13b",

@@ -24,11 +24,9 @@ against a primary source.
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..codecs import JsonEnvelopeCodec
+from ..codecs import JsonEnvelope
 from ..engine.options import StreamOptions
-from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
 
 MESSAGE = "<|message_model|>"
 THINKING = "<|content_thinking|>"
@@ -85,7 +83,10 @@ FORMATS = [
             ("CALL", "END", BETWEEN, (Act.CALL_END,)),
             ("CALL", "MESSAGE", HEADER, (Act.CALL_END,)),
         ),
-        codec=partial(JsonEnvelopeCodec, args_keys=("args", "arguments", "parameters")),
+        codec=JsonEnvelope(args_keys=("args", "arguments", "parameters")),
+        grammar=GrammarFacts(
+            unsupported="a call is a message whose header marker decides the body; the end marker closes every message"
+        ),
         **_COMMON,  # type: ignore[arg-type]
     ),
 ]

@@ -15,14 +15,15 @@ Reference: vLLM ``examples/tool_chat_template_internlm2_tool.jinja``; vLLM ``int
 
 from __future__ import annotations
 
-from ._json_tools import envelope, wrapped
+from ..codecs import ENVELOPE
+from ._json_tools import wrapped
 
 FORMATS = [
     wrapped(
         "internlm",
         ("<|action_start|><|plugin|>",),
         ("<|action_end|>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=False,
         models=("InternLM2-Chat", "InternLM2.5-Chat"),
         reference="vLLM tool_chat_template_internlm2_tool.jinja; vLLM internlm",

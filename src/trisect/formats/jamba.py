@@ -15,14 +15,15 @@ JSON list inside); FORMATS.md.
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import ENVELOPE
+from ._json_tools import listed
 
 FORMATS = [
     listed(
         "jamba",
         ("<tool_calls>",),
         ("</tool_calls>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=frozenset({"LIST_START", "LIST_END"}),
         models=("Jamba 1.5 Mini", "Jamba 1.5 Large", "Jamba 1.6"),
         reference="vLLM jamba tool parser",

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import JsonArgsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 
 
 def _split_header(header: str) -> tuple[str, str | None]:
@@ -69,7 +69,7 @@ FORMATS = [
         parse_name=_split_header,
         call_id=_kimi_id,
         # the name region as a grammar writes it (trisect.grammar): the header carries the id
-        extra={"grammar_name": r"functions\.{name}:[0-9]+"},
+        grammar=GrammarFacts(name_pattern=r"functions\.{name}:[0-9]+"),
         models=("Kimi-K2-Instruct", "Kimi-K2-Thinking", "Kimi-K2.5"),
         reference="Kimi-K2-Instruct chat template; vLLM kimi_k2 tool parser",
     ),

@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import html
 import re
-from functools import partial
 
-from ..codecs.xml_params import JSON_TEXT, XmlParamsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
+from ..codecs import JSON_TEXT, XmlParams
+from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)\s*=\s*"([^"]*)"')
 
@@ -87,17 +86,17 @@ FORMATS = [
             ("ARGS", "ARG_CLOSE", "ARGS", (Act.ARG_MARKER,), (_ARG_OPEN, _CALL_CLOSE)),
             ("ARGS", "CALL_CLOSE", "TOOLS", (Act.CALL_END,), (_CALL_OPEN, _TOOLS_CLOSE)),
         ),
-        codec=partial(
-            XmlParamsCodec,
+        codec=XmlParams(
             param_start="ARG_OPEN",
             param_end="ARG_CLOSE",
             key_marker="SEP",
             parse_key=_parse_argument,
             trim="none",
+            style="kimi_k3_xml",
         ),
         parse_name=_parse_call,
         # the call header as a grammar writes it (trisect.grammar): the tool and its index
-        extra={"grammar_name": r' tool="{name}" index="[0-9]+"'},
+        grammar=GrammarFacts(name_pattern=r' tool="{name}" index="[0-9]+"'),
         models=("Kimi K3",),
         reference="FORMATS.md kimi_k3 (vLLM KimiK3ToolParser); no primary source available",
     ),

@@ -31,8 +31,8 @@ Reference: meta-llama Llama-3.1-8B / 3.2-3B / 3.3-70B-Instruct chat templates (l
 
 from __future__ import annotations
 
+from ..codecs import JsonEnvelope
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
-from ._json_tools import envelope
 
 
 def _llama(name: str, extra: dict[str, tuple[str, ...]], models: tuple[str, ...], reference: str) -> FormatSpec:
@@ -58,7 +58,7 @@ def _llama(name: str, extra: dict[str, tuple[str, ...]], models: tuple[str, ...]
         special=frozenset(extra),
         regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS, "AFTER_CALL": Region.CONTENT},
         table=rules(*rows),
-        codec=envelope(args_keys=("parameters", "arguments")),
+        codec=JsonEnvelope(args_keys=("parameters", "arguments")),
         validate_names=True,
         models=models,
         reference=reference,

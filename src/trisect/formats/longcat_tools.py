@@ -14,14 +14,15 @@ changes the two tags).
 
 from __future__ import annotations
 
-from ._json_tools import envelope, wrapped
+from ..codecs import ENVELOPE
+from ._json_tools import wrapped
 
 FORMATS = [
     wrapped(
         "longcat",
         ("<longcat_tool_call>",),
         ("</longcat_tool_call>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         special=False,
         models=("LongCat-Flash-Chat", "LongCat-Flash-Thinking"),
         reference="vLLM longcat tool parser (Hermes with <longcat_tool_call>)",

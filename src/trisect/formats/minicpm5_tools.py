@@ -31,75 +31,21 @@ tool-parser catalogue. No MiniCPM5 chat template or tokenizer is available here.
 
 from __future__ import annotations
 
-import re
-from functools import partial
-
-from ..codecs import XmlParamsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-
-W, N, A = "TOOL_WRAPPER", "TOOL_NAME", "TOOL_ARGS"
-START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
-
-WRAP_START, WRAP_END = "<|tool_call_start|>", "<|tool_call_end|>"
-FUNC, PARAM = "<function name=", "<param name="
-AFTER_FUNCTION = (FUNC, WRAP_END)
-AFTER_VALUE = (PARAM, "</function>", *AFTER_FUNCTION)
-
-_QUOTED = re.compile(r"""\s*(["'])(.*?)\1""", re.S)
-
-
-def _first_quoted(text: str) -> str:
-    """``"get_weather" extra="x"`` -> ``get_weather``; unquoted text is taken as it stands."""
-    m = _QUOTED.match(text)
-    return m.group(2).strip() if m else text.strip()
-
-
-def _parse_name(text: str) -> tuple[str, str | None]:
-    return _first_quoted(text), None
-
-
-def _parse_key(text: str) -> tuple[str, tuple[str, ...] | None]:
-    return _first_quoted(text), None
-
+from ._xml_invoke import Quote, invoke_format
 
 FORMATS = [
-    FormatSpec(
-        name="minicpm5",
-        kind="tools",
-        terminals={
-            "WRAP_START": (WRAP_START,),
-            "WRAP_END": (WRAP_END,),
-            "FUNC": (FUNC,),
-            "FUNC_END": ("</function>",),
-            "PARAM_START": (PARAM,),
-            "PARAM_END": ("</param>",),
-            "CLOSE_ANGLE": (">",),
-        },
-        special=frozenset({"WRAP_START", "WRAP_END"}),
-        regions={CONTENT: Region.CONTENT, W: Region.SKIP, N: Region.NAME, A: Region.ARGS},
-        table=rules(
-            (CONTENT, "WRAP_START", W, ()),
-            (CONTENT, "WRAP_END", CONTENT, ()),
-            (CONTENT, "FUNC", N, (START,)),
-            (W, "FUNC", N, (START,)),
-            (W, "WRAP_END", CONTENT, ()),
-            (N, "CLOSE_ANGLE", A, (NAME_END,)),
-            (N, "FUNC_END", W, (END,)),
-            (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,), AFTER_VALUE),
-            (A, "FUNC_END", W, (END,), AFTER_FUNCTION),
-            (A, "FUNC", N, (START,)),
-            (A, "WRAP_END", CONTENT, (END,)),
-        ),
-        codec=partial(
-            XmlParamsCodec,
-            param_start="PARAM_START",
-            param_end="PARAM_END",
-            parse_key=_parse_key,
-            trim="strip",
-        ),
+    invoke_format(
+        "minicpm5",
+        invoke=("<function name=", "</function>"),
+        param=("<param name=", "</param>"),
+        block=("<|tool_call_start|>", "<|tool_call_end|>"),
+        opens="invoke",
+        bare=True,
+        stray_end=True,
+        names=Quote.FIRST,
+        keys=Quote.FIRST,
+        trim="strip",
         validate_names=True,
-        parse_name=_parse_name,
         models=("MiniCPM5-1B", "MiniCPM5"),
         reference="vLLM minicpm5xml_tool_parser.py (regexes, start token, stripping, name validation)",
     ),

@@ -16,14 +16,20 @@ Reference: vLLM ``examples/tool_chat_template_minimax_m1.jinja``; vLLM ``minimax
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import ENVELOPE
+from ..engine.spec import GrammarFacts
+from ._json_tools import listed
 
 FORMATS = [
     listed(
         "minimax",
         ("<tool_calls>",),
         ("</tool_calls>",),
-        codec=envelope(),
+        codec=ENVELOPE,
+        grammar=GrammarFacts(
+            unsupported="the table takes JSON lines and a [list] alike; the template writes JSON lines, the "
+            "derivation picks the list"
+        ),
         models=("MiniMax-M1-40k", "MiniMax-M1-80k", "MiniMax-Text-01"),
         reference="vLLM tool_chat_template_minimax_m1.jinja; vLLM minimax (MiniMax-M1)",
     ),

@@ -27,59 +27,27 @@ M3 outputs (AMD's port notes and client-side parsers). No template or tokenizer 
 
 from __future__ import annotations
 
-from ..codecs import XmlParamsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-from .minimax_tools import unquote
-
-B, N, A = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS"
-START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
+from ..engine.spec import GrammarFacts
+from ._xml_invoke import Quote, invoke_format
 
 NS = "]<]minimax[>["
 
-
-def _parse_name(text: str) -> tuple[str, str | None]:
-    return unquote(text), None
-
-
-def _codec(tools):  # type: ignore[no-untyped-def]
-    """Keys are the tag names: ``<KEY>`` is read up to ``>`` with no attributes."""
-    return XmlParamsCodec(
-        tools, param_start="PARAM_OPEN", param_end="PARAM_CLOSE", parse_key=lambda t: (t.strip(), None), trim="strip"
-    )
-
-
 FORMATS = [
-    FormatSpec(
-        name="minimax_m3",
-        kind="tools",
-        terminals={
-            "TOOL_START": (NS + "<tool_call>",),
-            "TOOL_END": (NS + "</tool_call>",),
-            "INVOKE": (NS + "<invoke name=",),
-            "INVOKE_END": (NS + "</invoke>",),
-            "PARAM_OPEN": (NS + "<",),
-            "PARAM_CLOSE": (NS + "</",),
-            "CLOSE_ANGLE": (">",),
-        },
-        regions={CONTENT: Region.CONTENT, B: Region.SKIP, N: Region.NAME, A: Region.ARGS},
-        table=rules(
-            (CONTENT, "TOOL_START", B, ()),
-            (CONTENT, "TOOL_END", CONTENT, ()),
-            (B, "INVOKE", N, (START,)),
-            (B, "TOOL_END", CONTENT, ()),
-            (N, "CLOSE_ANGLE", A, (NAME_END,)),
-            (N, "PARAM_OPEN", A, (NAME_END, MARK)),
-            (N, "INVOKE_END", B, (END,)),
-            (A, "PARAM_OPEN", A, (MARK,)),
-            (A, "PARAM_CLOSE", A, (MARK,)),
-            (A, "INVOKE_END", B, (END,)),
-            (A, "INVOKE", N, (START,)),
-            (A, "TOOL_END", CONTENT, (END,)),
-        ),
-        codec=_codec,
+    invoke_format(
+        "minimax_m3",
+        # a parameter is <KEY>VALUE</KEY>: the key is read from its opener up to ">", and the
+        # closer's "KEY>" after the namespaced "</" is formatting between parameters
+        invoke=(NS + "<invoke name=", NS + "</invoke>"),
+        param=(NS + "<", NS + "</"),
+        block=(NS + "<tool_call>", NS + "</tool_call>"),
+        opens="invoke",
+        special=False,
+        stray_end=True,
+        follow=False,
+        keys=Quote.NONE,
+        trim="strip",
         validate_names=True,
-        parse_name=_parse_name,
-        extra={"grammar_unsupported": "parameters are named by their own tags, which no xgrammar style writes"},
+        grammar=GrammarFacts(unsupported="parameters are named by their own tags, which no xgrammar style writes"),
         models=("MiniMax-M3",),
         reference="FORMATS.md (vLLM minimax_m3, Rust); published descriptions of MiniMax-M3 outputs",
     ),

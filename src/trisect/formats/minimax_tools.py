@@ -41,71 +41,19 @@ validated, ``CONTENT+TOOL_END`` absorbed).
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..codecs import XmlParamsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-
-P, N, A = "TOOL_BLOCK", "TOOL_NAME", "TOOL_ARGS"
-START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
-
-TOOL_START, TOOL_END = "<minimax:tool_call>", "</minimax:tool_call>"
-INVOKE, PARAM = "<invoke name=", "<parameter name="
-AFTER_BLOCK = (TOOL_START,)
-AFTER_INVOKE = (INVOKE, TOOL_END)
-AFTER_VALUE = (PARAM, "</invoke>", *AFTER_INVOKE)
-
-
-def unquote(text: str) -> str:
-    """``"k"``, ``'k'`` or ``k`` -> ``k``."""
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
-
-
-def _parse_name(text: str) -> tuple[str, str | None]:
-    return unquote(text), None
-
-
-def _parse_key(text: str) -> tuple[str, tuple[str, ...] | None]:
-    return unquote(text), None
-
+from ._xml_invoke import invoke_format
 
 FORMATS = [
-    FormatSpec(
-        name="minimax_m2",
-        kind="tools",
-        terminals={
-            "TOOL_START": (TOOL_START,),
-            "TOOL_END": (TOOL_END,),
-            "INVOKE": (INVOKE,),
-            "INVOKE_END": ("</invoke>",),
-            "PARAM_START": (PARAM,),
-            "PARAM_END": ("</parameter>",),
-            "CLOSE_ANGLE": (">",),
-        },
-        special=frozenset({"TOOL_START", "TOOL_END"}),
-        regions={CONTENT: Region.CONTENT, P: Region.SKIP, N: Region.NAME, A: Region.ARGS},
-        table=rules(
-            (CONTENT, "TOOL_START", P, ()),
-            (CONTENT, "TOOL_END", CONTENT, ()),
-            (P, "INVOKE", N, (START,)),
-            (P, "TOOL_END", CONTENT, ()),
-            (N, "CLOSE_ANGLE", A, (NAME_END,)),
-            (N, "PARAM_START", A, (NAME_END, MARK)),
-            (N, "INVOKE_END", P, (END,)),
-            (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,), AFTER_VALUE),
-            (A, "INVOKE_END", P, (END,), AFTER_INVOKE),
-            (A, "INVOKE", N, (START,)),
-            (A, "TOOL_END", CONTENT, (END,), AFTER_BLOCK),
-        ),
-        codec=partial(
-            XmlParamsCodec, param_start="PARAM_START", param_end="PARAM_END", parse_key=_parse_key, trim="strip"
-        ),
+    invoke_format(
+        "minimax_m2",
+        invoke=("<invoke name=", "</invoke>"),
+        param=("<parameter name=", "</parameter>"),
+        block=("<minimax:tool_call>", "</minimax:tool_call>"),
+        opens="invoke",
+        stray_end=True,
+        trim="strip",
+        style="minimax_xml",
         validate_names=True,
-        parse_name=_parse_name,
         models=("MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5"),
         reference="MiniMax-M2 chat template; vLLM minimax_m2 engine parser",
     ),

@@ -23,70 +23,9 @@ Devstral-Small-2507 chat templates (llama.cpp ``models/templates``); mistral-com
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..codecs import JsonArgsCodec, JsonEnvelopeCodec
+from ..codecs import MistralCallCodec
 from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ._json_tools import alnum_id
-
-
-class _MistralCall:
-    """A named call's bare arguments (``name[ARGS]{…}``) or a list entry's envelope
-    (``{"name": …, "arguments": …}``): which one is known at the first JSON character, since a
-    named call has had its name set by then."""
-
-    structured = True
-
-    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self._tools = tools
-        self._named = False
-        self._inner: JsonArgsCodec | JsonEnvelopeCodec | None = None
-
-    def _codec(self) -> JsonArgsCodec | JsonEnvelopeCodec:
-        if self._inner is None:
-            self._inner = JsonArgsCodec(self._tools) if self._named else JsonEnvelopeCodec(self._tools, id_keys=("id",))
-        return self._inner
-
-    def set_name(self, name: str) -> None:
-        self._named = True
-
-    def marker(self, terminal: str) -> None:
-        pass
-
-    def feed(self, s: str, i: int, end: int) -> int:
-        return self._codec().feed(s, i, end)
-
-    def take(self) -> str:
-        return self._inner.take() if self._inner is not None else ""
-
-    def close(self) -> str | None:
-        return self._codec().close()
-
-    @property
-    def name(self) -> str | None:
-        return self._inner.name if self._inner is not None else None
-
-    @property
-    def call_id(self) -> str | None:
-        return self._inner.call_id if self._inner is not None else None
-
-    @property
-    def done(self) -> bool:
-        return self._inner is not None and self._inner.done
-
-    @property
-    def failed(self) -> bool:
-        return self._inner is not None and self._inner.failed
-
-    @property
-    def in_value(self) -> bool:
-        return False
-
-    @property
-    def in_string(self) -> bool:
-        return self._inner is not None and self._inner.in_string
-
 
 FORMATS = [
     FormatSpec(
@@ -129,7 +68,7 @@ FORMATS = [
             ("LIST_NEXT", "CLOSE_BRACKET", CONTENT, ()),
             ("LIST_NEXT", "TOOL_CALLS", "TOOL_NAME", (Act.CALL_START,)),
         ),
-        codec=_MistralCall,
+        codec=MistralCallCodec,
         call_id=alnum_id,
         models=(
             "Mistral-7B-Instruct-v0.3",

@@ -17,14 +17,15 @@ Reference: vLLM ``examples/tool_chat_template_nemotron_json.jinja``; vLLM
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import ENVELOPE
+from ._json_tools import listed
 
 FORMATS = [
     listed(
         "nemotron_json",
         ("<TOOLCALL>",),
         ("</TOOLCALL>",),
-        codec=envelope(),
+        codec=ENVELOPE,
         models=("Llama-3.1-Nemotron-Nano-8B", "Llama-3.3-Nemotron-Super-49B", "NVIDIA-Nemotron-Nano-9B-v2"),
         reference="vLLM tool_chat_template_nemotron_json.jinja; vLLM nemotron_json",
     ),

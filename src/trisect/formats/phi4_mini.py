@@ -14,14 +14,15 @@ Reference: vLLM ``examples/tool_chat_template_phi4_mini.jinja``; vLLM ``phi4_min
 
 from __future__ import annotations
 
-from ._json_tools import envelope, listed
+from ..codecs import ENVELOPE
+from ._json_tools import listed
 
 FORMATS = [
     listed(
         "phi4_mini_json",
         ("functools[",),
         None,
-        codec=envelope(),
+        codec=ENVELOPE,
         start_opens_list=True,
         models=("Phi-4-mini-instruct",),
         reference="vLLM tool_chat_template_phi4_mini.jinja; vLLM phi4_mini_json",

@@ -32,19 +32,18 @@ output ends with (a value cut off there never completes a call). The rule holds 
 special tokens ``<tool_call>`` / ``</tool_call>`` (151657 / 151658) too: the template tokenizes
 such text inside a value as those very tokens.
 
+Built by ``_xml_invoke.invoke_format`` (the call opens at ``<tool_call>``, one function per
+call element; ``function_xml_format`` is the same grammar in another wrapper, for Seed-OSS and
+Step-3.5).
+
 Reference: Qwen/Qwen3-Coder-30B-A3B-Instruct chat template; vLLM ``qwen3_coder`` engine tool
 parser.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
-from ..codecs import XmlParamsCodec
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-
-P, N, A, B = "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
-START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END
+from ..engine.spec import FormatSpec
+from ._xml_invoke import Quote, invoke_format
 
 
 def function_xml_format(
@@ -58,48 +57,21 @@ def function_xml_format(
 ) -> FormatSpec:
     """The ``<function=NAME><parameter=K>V</parameter></function>`` grammar inside the family's
     call wrapper (``<tool_call>`` for Qwen3-Coder, ``<seed:tool_call>`` for Seed-OSS)."""
-    # Inside a value, a closing tag written as text ends the value only when the structure goes
-    # on after it: a file that mentions "</parameter>" mid-line stays value.
-    after_call = (tool_start, "<function=")
-    after_function = (tool_end, *after_call)
-    after_value = ("<parameter=", "</function>", *after_function)
-    return FormatSpec(
-        name=name,
-        kind="tools",
-        aliases=aliases,
-        terminals={
-            "TOOL_START": (tool_start,),
-            "TOOL_END": (tool_end,),
-            "FUNC_PREFIX": ("<function=",),
-            "FUNC_END": ("</function>",),
-            "PARAM_START": ("<parameter=",),
-            "PARAM_END": ("</parameter>",),
-            "CLOSE_ANGLE": (">",),
-        },
-        special=frozenset({"TOOL_START", "TOOL_END"}),
-        regions={CONTENT: Region.CONTENT, P: Region.SKIP, N: Region.NAME, A: Region.ARGS, B: Region.SKIP},
-        table=rules(
-            (CONTENT, "TOOL_START", P, (START,)),
-            (CONTENT, "FUNC_PREFIX", N, (START,)),
-            (CONTENT, "TOOL_END", CONTENT, ()),
-            (P, "FUNC_PREFIX", N, ()),
-            (P, "TOOL_END", CONTENT, (END,)),
-            (N, "CLOSE_ANGLE", A, (NAME_END,)),
-            (N, "PARAM_START", A, (NAME_END, MARK)),
-            (N, "FUNC_END", B, (NAME_END, ARGS_END)),
-            (N, "TOOL_END", CONTENT, (END,)),
-            (A, "PARAM_START", A, (MARK,)),
-            (A, "PARAM_END", A, (MARK,), after_value),
-            (A, "FUNC_END", B, (ARGS_END,), after_function),
-            (A, "TOOL_END", CONTENT, (END,), after_call),
-            (A, "TOOL_START", P, (START,)),
-            (B, "TOOL_END", CONTENT, (END,)),
-            (B, "TOOL_START", P, (START,)),
-            (B, "FUNC_PREFIX", N, (START,)),
-        ),
-        codec=partial(XmlParamsCodec, param_start="PARAM_START", param_end="PARAM_END", trim="newline"),
+    return invoke_format(
+        name,
+        invoke=("<function=", "</function>"),
+        param=("<parameter=", "</parameter>"),
+        call=(tool_start, tool_end),
+        opens="call",
+        bare=True,
+        stray_end=True,
+        names=Quote.NONE,
+        keys=Quote.NONE,
+        trim="newline",
+        style="qwen_xml",
         models=models,
         reference=reference,
+        aliases=aliases,
     )
 
 

@@ -25,26 +25,11 @@ Reference: vLLM ``examples/tool_chat_template_xlam_llama.jinja`` / ``_xlam_qwen.
 
 from __future__ import annotations
 
-import re
-
-from ..codecs import JsonEnvelopeCodec
+from ..codecs import JsonEnvelope
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
-_WS = re.compile(r"[ \t\r\n]*")
-
-
-class _XlamCall(JsonEnvelopeCodec):
-    """An envelope whose opening marker may be the list's ``[{``: the ``[`` is skipped."""
-
-    _first = True
-
-    def feed(self, s: str, i: int, end: int) -> int:
-        if self._first:
-            self._first = False
-            if i < end and s[i] == "[":
-                i = _WS.match(s, i + 1, end).end()
-        return super().feed(s, i, end)
-
+# an envelope whose opening marker may be the list's "[{": the "[" is skipped
+_CALL = JsonEnvelope(list_opener=True)
 
 _START = (Act.CALL_START, Act.ARG_MARKER)
 
@@ -107,7 +92,7 @@ FORMATS = [
         },
         regions=_REGIONS,
         table=rules(*_ROWS),
-        codec=_XlamCall,
+        codec=_CALL,
         validate_names=True,
         models=("xLAM-2-8b-fc-r", "xLAM-2-70b-fc-r", "xLAM-2-3b-fc-r", "xLAM-2-1b-fc-r"),
         reference="vLLM tool_chat_template_xlam_llama.jinja / _xlam_qwen.jinja; vLLM xlam",

@@ -8,7 +8,7 @@
   named function's arguments object. Both are small formats of their own (``constrained_spec``)
   that reuse the structured JSON codecs, so arguments stream incrementally like any call. A tool
   format whose model keeps its native markers under constraint
-  (``FormatSpec.extra["native_under_constraint"]``) is parsed as with ``"auto"``.
+  (``FormatSpec.grammar.native_under_constraint``) is parsed as with ``"auto"``.
 * ``parallel_tool_calls=False`` and ``include_reasoning=False`` are an event filter
   (``filter.py``).
 
@@ -19,10 +19,10 @@ any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Any
 
-from ..codecs import JsonArgsCodec, JsonEnvelopeCodec
+from ..codecs import JsonEnvelope, NamedArgs
 from ..codecs.schema import is_mapping
 from ..engine.spec import ARGS_DONE, CONTENT, REASONING, Act, FormatSpec, Region, combine, rules
 from ..errors import RequestError, ToolSchemaError
@@ -97,14 +97,6 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
 _LIST, _ITEM, _AFTER, _DONE = "TC_LIST", "TC_ITEM", "TC_AFTER", "TC_DONE"
 
 
-class _ForcedArgs(JsonArgsCodec):
-    """The arguments object of the function a named ``tool_choice`` forced."""
-
-    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None, *, forced: str) -> None:
-        super().__init__(tools)
-        self.name = forced
-
-
 def _reopen_reasoning(reasoning: FormatSpec | None) -> tuple[dict[str, tuple[str, ...]], list[tuple], dict]:
     """A reasoning block the model writes although the grammar was to apply from the first
     token is still reasoning: ``CONTENT --THINK_START--> REASONING`` (never content)."""
@@ -149,7 +141,7 @@ def constrained_spec(reasoning: FormatSpec | None, forced: str | None) -> Format
                 (_AFTER, "TC_CLOSE", _DONE, ()),
                 *think_rows,
             ),
-            codec=partial(JsonEnvelopeCodec, name_keys=("name",), args_keys=("parameters", "arguments")),
+            codec=JsonEnvelope(name_keys=("name",), args_keys=("parameters", "arguments")),
             validate_names=True,
             reference="tool_choice=required: the JSON array a constrained decoder produces (grammar.json_schema)",
         )
@@ -163,7 +155,7 @@ def constrained_spec(reasoning: FormatSpec | None, forced: str | None) -> Format
             (_ITEM, ARGS_DONE, _DONE, (end,)),
             *think_rows,
         ),
-        codec=partial(_ForcedArgs, forced=forced),
+        codec=NamedArgs(forced),
         reference="named tool_choice: the arguments object a constrained decoder produces (grammar.json_schema)",
     )
 
@@ -176,4 +168,4 @@ def constrained_format(reasoning: FormatSpec | None, forced: str | None) -> Form
 
 def keeps_native_markers(tools: FormatSpec | None) -> bool:
     """Does the model of this tool format keep its own markers under a constraint?"""
-    return tools is not None and bool(tools.extra.get("native_under_constraint", False))
+    return tools is not None and tools.grammar.native_under_constraint

@@ -1,0 +1,82 @@
+"""The base of every argument codec: the ``CallCodec`` boilerplate, written once.
+
+A codec subclasses ``Codec`` and writes only its syntax: ``feed`` (read text, append argument
+text to ``self._out``, set ``done`` / ``failed``), and where needed ``marker`` (parameter
+markers of unstructured codecs), ``set_name`` (the name from a marker region), ``_finish``
+(the last text once the structure is complete) and ``_unfinished`` (what ``close`` makes of an
+unfinished structure, for codecs whose structure only ``close`` completes).
+
+The one rule for ``close()`` (``trisect.engine.codec``): it returns ``None`` when ``failed`` or
+when the structure is unfinished, and the rest of the arguments otherwise; it sets ``failed``
+only where ``_finish`` finds a complete structure that is not a call, never for text that
+merely stopped early. ``tests/test_codecs.py`` holds every codec to it.
+
+Optional fast-path members the engine looks for: ``string_piece(text)`` (``feed`` + ``take`` of
+a delta inside a string), ``string_stops`` (characters that may end a string; default ``"`` and
+``\\``), ``in_string_value`` (unstructured codecs: inside a streamed string value).
+
+A codec class with no options is its own factory (``codec=JsonArgsCodec``); one with options
+has a frozen options object that is the factory (``codec=XmlParams(...)``). Either says how a
+grammar writes its arguments in ``grammar`` (an ``ArgSyntax``, a reason, or ``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..engine.codec import ArgSyntax
+
+
+class Codec:
+    """Per-call codec state shared by every codec; see the module docstring."""
+
+    structured: ClassVar[bool]
+    grammar: ClassVar[ArgSyntax | str | None] = None
+
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.name: str | None = None
+        self.call_id: str | None = None
+        self.done = False
+        self.failed = False
+        self._out: list[str] = []
+
+    @property
+    def in_value(self) -> bool:
+        return False
+
+    @property
+    def in_string(self) -> bool:
+        return False
+
+    def feed(self, s: str, i: int, end: int) -> int:
+        raise NotImplementedError
+
+    def marker(self, terminal: str) -> None:
+        """A parameter marker (unstructured codecs); structured codecs read their own."""
+
+    def set_name(self, name: str) -> None:
+        """The tool name, read by the engine from a name region."""
+
+    def take(self) -> str:
+        out = self._out
+        if not out:
+            return ""
+        text = "".join(out)
+        out.clear()
+        return text
+
+    def close(self) -> str | None:
+        if not self.failed and not self.done:
+            self._unfinished()
+        if not self.failed and self.done:
+            self._finish()
+        if self.failed or not self.done:
+            return None
+        return self.take()
+
+    def _unfinished(self) -> None:
+        """``close`` met an unfinished structure: complete it here if the syntax allows."""
+
+    def _finish(self) -> None:
+        """The structure is complete: append the last text, or set ``failed`` if it is not a call."""

@@ -1,0 +1,245 @@
+"""The one builder of the XML invoke family: ``<invoke NAME><param KEY>VALUE</param></invoke>``.
+
+Qwen3-Coder (``<function=NAME>`` / ``<parameter=KEY>``), Seed-OSS, Step-3.5, MiniMax-M2 and M3
+(``<invoke name="NAME">`` / ``<parameter name="KEY">``), MiniCPM5 (``<function name=…>`` /
+``<param name=…>``), DeepSeek DSML and MuseGlimmer (``<｜DSML｜invoke name=…>``) and Step-3
+(``<steptml:invoke name=…>``) write the same grammar. What differs is data, and the parameters
+of ``invoke_format`` say it:
+
+* the markers: the invoke's opener (up to its name) and closer, a parameter's opener (up to its
+  key) and closer; the name and each key end at ``>``;
+* the elements around the invokes: a ``block`` holding one or more calls (MiniMax
+  ``<minimax:tool_call>``, DSML ``<｜DSML｜function_calls>``) and / or a ``call`` element around
+  each call (Qwen3-Coder ``<tool_call>``, Step-3 ``<｜tool_call_begin｜>``, whose call type
+  ``function<｜tool_sep｜>`` precedes the invoke: ``call_type_sep``); ``bare``: an invoke outside
+  them opens a call too; ``special``: the element markers are special tokens;
+* ``opens``: where a call opens (``Act.CALL_START``): at the ``block`` (DSML: the first call opens
+  with the block, so an empty block is not a call and its text, markers included, is content),
+  at each ``call`` element, or at each ``invoke``. Where a call opens also decides whether a
+  state sits between calls: after an invoke closes, the block or call element that opened the
+  call is still open (``TOOL_BETWEEN``); a call that opened at its invoke ends with it;
+* ``stray_end``: the outermost element's closer met in content is absorbed;
+* ``follow``: a closer written inside a value ends the value only when what follows it, after
+  whitespace, is structure that may come next (``Rule.follow``); ``False`` where the markers
+  cannot be value text (MiniMax-M3's namespace marker);
+* ``names`` / ``keys``: how the name and the keys are quoted (``Quote``), or a key reader that
+  also types the value (DSML's ``string="true|false"``); ``trim``, ``unwrap``: the
+  ``XmlParams`` value rules; ``style``: the xgrammar argument style of the parameter syntax.
+
+Recovered malformed shapes, the same for every family: a name not closed by ``>`` (it ends at
+the first parameter or at the invoke's closer), a parameter left open (closed by the next
+parameter or the invoke's end), an invoke left open (closed by the next invoke where no call
+element holds it, or by its call element's or block's end), a missing call element closer
+before the next call element, several invokes in one call element. An unfinished call is not a
+call. Cost: building a table, once per format at import.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from ..codecs import XmlParams
+from ..codecs.xml_params import KeyReader
+from ..engine.spec import CONTENT, NO_GRAMMAR_FACTS, Act, FormatSpec, GrammarFacts, Region, rules
+
+BLOCK, PREAMBLE, NAME, ARGS, BETWEEN = "TOOL_BLOCK", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
+START, END, NAME_END, MARK, ARGS_END = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER, Act.ARGS_END
+
+
+class Quote(enum.Enum):
+    """How a name or key is written after its opener."""
+
+    NONE = "none"  # as it stands (stripped): <function=get_weather>
+    OPTIONAL = "optional"  # "k", 'k' or k: <invoke name="get_weather">
+    FIRST = "first"  # the first quoted value; further attributes are ignored: name="k" extra="x"
+
+
+_QUOTED = re.compile(r"""\s*(["'])(.*?)\1""", re.S)
+
+
+def unquote(text: str) -> str:
+    """``"k"``, ``'k'`` or ``k`` -> ``k``."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def first_quoted(text: str) -> str:
+    """``"get_weather" extra="x"`` -> ``get_weather``; unquoted text is taken as it stands."""
+    m = _QUOTED.match(text)
+    return m.group(2).strip() if m else text.strip()
+
+
+_READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
+
+
+def _name_reader(quote: Quote) -> Callable[[str], tuple[str, str | None]] | None:
+    read = _READ.get(quote)
+    if read is None:
+        return None
+
+    def parse_name(text: str) -> tuple[str, str | None]:
+        return read(text), None
+
+    return parse_name
+
+
+def _key_reader(quote: Quote | KeyReader) -> KeyReader | None:
+    if not isinstance(quote, Quote):
+        return quote
+    read = _READ.get(quote)
+    if read is None:
+        return None
+
+    def parse_key(text: str) -> tuple[str, tuple[str, ...] | None]:
+        return read(text), None
+
+    return parse_key
+
+
+def invoke_format(
+    name: str,
+    *,
+    invoke: tuple[str, str],
+    param: tuple[str, str],
+    opens: Literal["block", "call", "invoke"],
+    block: tuple[str, str] | None = None,
+    call: tuple[str, str] | None = None,
+    call_type_sep: str | None = None,
+    bare: bool = False,
+    special: bool = True,
+    stray_end: bool = False,
+    follow: bool = True,
+    names: Quote = Quote.OPTIONAL,
+    keys: Quote | KeyReader = Quote.OPTIONAL,
+    trim: str = "strip",
+    unwrap: tuple[str, ...] = (),
+    style: str | None = None,
+    validate_names: bool = False,
+    grammar: GrammarFacts = NO_GRAMMAR_FACTS,
+    models: tuple[str, ...],
+    reference: str,
+    aliases: tuple[str, ...] = (),
+) -> FormatSpec:
+    """A format of the XML invoke family; see the module docstring for the parameters."""
+    if (opens == "block" and block is None) or (opens == "call" and call is None):
+        raise ValueError(f"{name}: calls open at the {opens}, which the format does not have")
+    if call_type_sep is not None and call is None:
+        raise ValueError(f"{name}: a call type separator needs a call element")
+    terminals: dict[str, tuple[str, ...]] = {
+        "INVOKE": (invoke[0],),
+        "INVOKE_END": (invoke[1],),
+        "PARAM_START": (param[0],),
+        "PARAM_END": (param[1],),
+        "CLOSE_ANGLE": (">",),
+    }
+    elements: list[str] = []
+    if block is not None:
+        terminals["BLOCK_START"], terminals["BLOCK_END"] = (block[0],), (block[1],)
+        elements += ["BLOCK_START", "BLOCK_END"]
+    if call is not None:
+        terminals["TOOL_START"], terminals["TOOL_END"] = (call[0],), (call[1],)
+        elements += ["TOOL_START", "TOOL_END"]
+    if call_type_sep is not None:
+        terminals["TOOL_SEP"] = (call_type_sep,)
+        elements.append("TOOL_SEP")
+
+    outer = BLOCK if block is not None else CONTENT  # where calls live
+    between = opens != "invoke"  # the element that opened the call outlives its invoke
+    ended = BETWEEN if between else outer  # the state after an invoke's closer
+    invoke_end = (ARGS_END,) if call is not None else (END,)
+
+    # what may follow a closer written inside a value, for it to end the value
+    after_block = ("BLOCK_START",)
+    if call is not None:
+        after_call = ("TOOL_START", *(("INVOKE",) if bare else ()), *(("BLOCK_END",) if block else ()))
+        after_invoke: tuple[str, ...] = ("TOOL_END", *after_call)
+    else:
+        after_call = ()
+        after_invoke = ("INVOKE", *(("BLOCK_END",) if block else ()))
+    after_value = ("PARAM_START", "INVOKE_END", *after_invoke)
+
+    def when(*terminals_: str) -> tuple[tuple[str, ...], ...]:
+        """The follow strings of a closer (the markers of those terminals), if the family has them."""
+        if not follow:
+            return ()
+        return (tuple(terminals[t][0] for t in terminals_),)
+
+    rows: list[tuple[Any, ...]] = []
+    if block is not None:
+        rows.append((CONTENT, "BLOCK_START", BLOCK, (START,) if opens == "block" else ()))
+        if stray_end:
+            rows.append((CONTENT, "BLOCK_END", CONTENT, ()))
+        if call is not None:
+            rows.append((BLOCK, "BLOCK_END", CONTENT, ()))
+        else:
+            rows.append((BLOCK, "INVOKE", NAME, (START,) if opens == "invoke" else ()))
+            rows.append((BLOCK, "BLOCK_END", CONTENT, (END,) if opens == "block" else ()))
+    if call is not None:
+        rows.append((outer, "TOOL_START", PREAMBLE, (START,)))
+        if stray_end and block is None:
+            rows.append((CONTENT, "TOOL_END", CONTENT, ()))
+        if call_type_sep is not None:
+            rows.append((PREAMBLE, "TOOL_SEP", PREAMBLE, ()))
+        rows.append((PREAMBLE, "INVOKE", NAME, ()))
+        rows.append((PREAMBLE, "TOOL_END", outer, (END,)))
+    if bare:
+        rows.append((CONTENT, "INVOKE", NAME, (START,)))
+    rows += [
+        (NAME, "CLOSE_ANGLE", ARGS, (NAME_END,)),
+        (NAME, "PARAM_START", ARGS, (NAME_END, MARK)),
+        (NAME, "INVOKE_END", ended, (NAME_END, ARGS_END) if call is not None else (END,)),
+        (ARGS, "PARAM_START", ARGS, (MARK,)),
+        (ARGS, "PARAM_END", ARGS, (MARK,), *when(*after_value)),
+        (ARGS, "INVOKE_END", ended, invoke_end, *when(*after_invoke)),
+    ]
+    if call is not None:
+        rows += [
+            (NAME, "TOOL_END", outer, (END,)),
+            (ARGS, "TOOL_END", outer, (END,), *when(*after_call)),
+            (ARGS, "TOOL_START", PREAMBLE, (START,)),
+            (BETWEEN, "TOOL_END", outer, (END,)),
+            (BETWEEN, "TOOL_START", PREAMBLE, (START,)),
+            (BETWEEN, "INVOKE", NAME, (START,)),
+        ]
+        if block is not None:
+            rows.append((BETWEEN, "BLOCK_END", CONTENT, (END,)))
+    else:
+        rows.append((ARGS, "INVOKE", NAME, (START,)))
+        if block is not None:
+            rows.append((ARGS, "BLOCK_END", CONTENT, (END,), *when(*after_block)))
+        if between:  # opens == "block": the block holds the next invoke
+            rows += [(BETWEEN, "INVOKE", NAME, (START,)), (BETWEEN, "BLOCK_END", CONTENT, ())]
+
+    regions = {CONTENT: Region.CONTENT, NAME: Region.NAME, ARGS: Region.ARGS}
+    for state in (BLOCK if block is not None else None, PREAMBLE if call is not None else None):
+        if state is not None:
+            regions[state] = Region.SKIP
+    if between:
+        regions[BETWEEN] = Region.SKIP
+    return FormatSpec(
+        name=name,
+        kind="tools",
+        aliases=aliases,
+        terminals=terminals,
+        special=frozenset(elements) if special else frozenset(),
+        regions=regions,
+        table=rules(*rows),
+        codec=XmlParams(
+            param_start="PARAM_START",
+            param_end="PARAM_END",
+            parse_key=_key_reader(keys),
+            trim=trim,
+            unwrap=unwrap,
+            style=style,
+        ),
+        validate_names=validate_names,
+        parse_name=_name_reader(names),
+        grammar=grammar,
+        models=models,
+        reference=reference,
+    )
