@@ -29,6 +29,7 @@ from .errors import (
     ToolSchemaError,
     TrisectError,
 )
+from .formats import register_format
 from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta
 from .parser import Parser, formats
 
@@ -62,5 +63,6 @@ __all__ = [
     "TrisectError",
     "combine",
     "formats",
+    "register_format",
     "rules",
 ]

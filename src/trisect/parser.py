@@ -7,14 +7,14 @@ code path, so whole and streamed results cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from .engine.compile import CompiledFormat, compile_format
 from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
 from .engine.stream import EventStream
 from .engine.tokenizer import Vocab
-from .errors import RequestError
+from .errors import FormatError, RequestError
 from .formats import all_formats, reasoning_format, tool_format
 from .message import Message, MessageBuilder, StreamParser
 from .request.choice import constrained_format, keeps_native_markers
@@ -24,27 +24,48 @@ from .request.prompt import CLOSED, OPEN, prompt_verdict
 from .request.tokenview import EngineTracker, ReasoningTracker, TokenView
 
 
-@cache
-def _combined(reasoning: str | None, tools: str | None) -> FormatSpec:
-    r = reasoning_format(reasoning) if reasoning is not None else None
-    t = tool_format(tools) if tools is not None else None
-    return combine(r, t)
+@lru_cache(maxsize=256)
+def _combined(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpec:
+    return combine(reasoning, tools)
+
+
+def _resolve(value: str | FormatSpec | None, kind: str) -> FormatSpec | None:
+    """A format argument of ``Parser``: a registered name or a ``FormatSpec`` of that kind."""
+    if value is None:
+        return None
+    if isinstance(value, FormatSpec):
+        if value.kind != kind:
+            role = "reasoning" if kind == "reasoning" else "tools"
+            raise FormatError(f"Parser({role}=...) takes a {kind} format; {value.name!r} is a {value.kind} format")
+        return value
+    return reasoning_format(value) if kind == "reasoning" else tool_format(value)
 
 
 class Parser:
     """Parses the output of one model family.
 
     ``reasoning`` and ``tools`` are format names as in vLLM's ``--reasoning-parser`` and
-    ``--tool-call-parser`` (``None``: no reasoning block / no tool calls). ``tokenizer`` is
-    optional (an HF ``tokenizers.Tokenizer``, a ``transformers`` tokenizer or a
-    ``tiktoken.Encoding``): with it, special-token markers are matched by token id.
+    ``--tool-call-parser``, or ``FormatSpec`` objects (a format of your own, built in Python or
+    read with ``trisect.load_format``; ``None``: no reasoning block / no tool calls). The
+    ``reasoning`` / ``tools`` attributes are the formats' names; ``reasoning_spec`` /
+    ``tools_spec`` the formats. ``tokenizer`` is optional (an HF ``tokenizers.Tokenizer``, a
+    ``transformers`` tokenizer or a ``tiktoken.Encoding``): with it, special-token markers are
+    matched by token id.
     """
 
-    def __init__(self, reasoning: str | None = None, tools: str | None = None, *, tokenizer: Any = None) -> None:
-        self.reasoning = reasoning
-        self.tools = tools
+    def __init__(
+        self,
+        reasoning: str | FormatSpec | None = None,
+        tools: str | FormatSpec | None = None,
+        *,
+        tokenizer: Any = None,
+    ) -> None:
+        self.reasoning_spec = _resolve(reasoning, "reasoning")
+        self.tools_spec = _resolve(tools, "tools")
+        self.reasoning: str | None = self.reasoning_spec.name if self.reasoning_spec is not None else None
+        self.tools: str | None = self.tools_spec.name if self.tools_spec is not None else None
         self._vocab = Vocab(tokenizer) if tokenizer is not None else None
-        self._compiled: CompiledFormat = compile_format(_combined(reasoning, tools), self._vocab)
+        self._compiled: CompiledFormat = compile_format(_combined(self.reasoning_spec, self.tools_spec), self._vocab)
         self._token_views: dict[int, tuple[CompiledFormat, TokenView]] = {}  # id(compiled) -> its view
 
     @property
@@ -62,13 +83,12 @@ class Parser:
         if choice == "auto":
             return self._compiled
         if choice == "none":
-            if self.tools is None:
+            if self.tools_spec is None:
                 return self._compiled
-            return compile_format(_combined(self.reasoning, None), self._vocab)
-        if self.tools is not None and keeps_native_markers(tool_format(self.tools)):
+            return compile_format(_combined(self.reasoning_spec, None), self._vocab)
+        if self.tools_spec is not None and keeps_native_markers(self.tools_spec):
             return self._compiled
-        r = reasoning_format(self.reasoning) if self.reasoning is not None else None
-        return compile_format(constrained_format(r, request.forced), self._vocab)
+        return compile_format(constrained_format(self.reasoning_spec, request.forced), self._vocab)
 
     def request(self, **options: Any) -> Request:
         """Validate request options once (``RequestError`` / ``ToolSchemaError``)."""
