@@ -11,7 +11,9 @@ A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -25,28 +27,49 @@ from ..parser import Parser, formats
 from .examples import EXAMPLES, WEATHER_TOOLS
 
 
-def _read(path: str) -> str:
+def _read(path: str, errors: str = "strict") -> str:
+    """A file (``-``: stdin) as the model wrote it: bytes decoded as UTF-8 and nothing else
+    changed (no newline translation: CRLF stays CRLF). A leading byte-order mark is the file's
+    encoding signature, not model text, and is dropped. Invalid UTF-8 is an ``InputError``
+    naming the byte, unless ``errors="replace"`` (U+FFFD for each bad sequence)."""
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        name = "stdin" if path == "-" else path
+        raise InputError(
+            f"{name} is not UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 4]!r}); "
+            "pass --errors replace to read it with U+FFFD for the bad bytes"
+        ) from None
+
+
+class InputError(Exception):
+    """Input the command cannot read as text (reported in one line, never as a traceback)."""
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if args.tools_file:
-        with open(args.tools_file, encoding="utf-8") as f:
-            options["tools"] = json.load(f)
+        options["tools"] = json.loads(_read(args.tools_file))
     if args.chat_template_kwargs:
         options["chat_template_kwargs"] = json.loads(args.chat_template_kwargs)
     if args.prompt_file:
-        options["prompt_text"] = _read(args.prompt_file)
+        options["prompt_text"] = _read(args.prompt_file, args.errors)
     return options
 
 
 def cmd_parse(args: argparse.Namespace, out: TextIO) -> int:
     parser = Parser(args.reasoning, args.tools)
-    text = _read(args.input)
+    text = _read(args.input, args.errors)
     options = _options(args)
     if not args.stream:
         message = parser.parse(text, **options)
@@ -148,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stream", action="store_true", help="print the streamed deltas as JSON lines")
     p.add_argument("--chunk", type=int, default=4, help="characters per delta with --stream (default 4)")
     p.add_argument("--reasoning-content", action="store_true", help="also emit the older reasoning_content field")
+    p.add_argument(
+        "--errors",
+        choices=("strict", "replace"),
+        default="strict",
+        help="input that is not UTF-8: an error (strict, the default) or U+FFFD for each bad sequence",
+    )
     p.set_defaults(func=cmd_parse)
     f = sub.add_parser("formats", help="list every format name with the models it serves")
     f.add_argument("--json", action="store_true")
@@ -160,12 +189,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command; returns the exit status (2: an error, reported on one line of stderr)."""
     args = build_parser().parse_args(argv)
+    if out is None:
+        out = sys.stdout
+        if isinstance(out, io.TextIOWrapper):
+            out.reconfigure(encoding="utf-8", errors="strict")  # JSON out is UTF-8 whatever the locale
     try:
-        return args.func(args, out or sys.stdout)
-    except (TrisectError, OSError, json.JSONDecodeError) as exc:
-        sys.stderr.write(f"trisect: error: {exc}\n")
+        status: int = args.func(args, out)
+        out.flush()
+    except BrokenPipeError:
+        # the reader went away (`trisect parse … | head`): stop quietly, as a SIGPIPE would
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except (TrisectError, InputError, OSError, json.JSONDecodeError) as exc:
+        sys.stderr.write(f"trisect: error: {_one_line(exc)}\n")
         return 2
+    return status
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 2000 else text[:1997] + "..."
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

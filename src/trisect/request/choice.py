@@ -18,6 +18,7 @@ any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -80,6 +81,8 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
             for key, schema in props.items():
                 if not isinstance(schema, (Mapping, bool)):
                     raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
+                if is_mapping(schema):
+                    _check_types(schema, f"{where}.properties.{key}")
         required = params.get("required")
         if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
             raise ToolSchemaError(f"{where}.required must be a list of property names")
@@ -90,6 +93,40 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
         strict = function.get("strict")
         if strict is not None and not isinstance(strict, bool):
             raise ToolSchemaError(f"tools[{n}].function.strict must be true or false")
+
+
+# JSON Schema's type names, and "float", which tool definitions write for "number"
+TYPE_NAMES = ("string", "integer", "number", "boolean", "null", "object", "array", "float")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def _check_types(schema: Mapping[str, Any], where: str, depth: int = 0) -> None:
+    """A ``type`` the parser cannot read a value by (a typo such as ``"integr"``) is an error;
+    nested schemas are checked too (to a depth of 32: deeper ones are not typed by the parser)."""
+    kind = schema.get("type")
+    for name in kind if isinstance(kind, list) else () if kind is None else (kind,):
+        if name not in TYPE_NAMES:
+            close = difflib.get_close_matches(str(name), TYPE_NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ToolSchemaError(f"{where}.type {name!r} is not a JSON schema type{hint}")
+    if depth >= 32:
+        return
+    props = schema.get("properties")
+    if is_mapping(props):
+        for key, sub in props.items():
+            if is_mapping(sub):
+                _check_types(sub, f"{where}.properties.{key}", depth + 1)
+    for key in _SUBSCHEMAS:
+        sub = schema.get(key)
+        if is_mapping(sub):
+            _check_types(sub, f"{where}.{key}", depth + 1)
+    for key in _SCHEMA_LISTS:
+        subs = schema.get(key)
+        if isinstance(subs, list):
+            for k, sub in enumerate(subs):
+                if is_mapping(sub):
+                    _check_types(sub, f"{where}.{key}[{k}]", depth + 1)
 
 
 # ---------------------------------------------------------------------------- constrained output
