@@ -3,7 +3,9 @@ chat templates render them)."""
 
 from __future__ import annotations
 
-WEATHER_TOOLS = [
+from typing import Any
+
+WEATHER_TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {
@@ -30,7 +32,7 @@ WEATHER_TOOLS = [
     },
 ]
 
-EXAMPLES = [
+EXAMPLES: list[dict[str, Any]] = [
     {
         "title": "Qwen3 thinking, then a Qwen3-Coder XML tool call",
         "reasoning": "qwen3",

@@ -49,6 +49,10 @@ class Codec:
     def in_string(self) -> bool:
         return False
 
+    @property
+    def in_string_value(self) -> bool:
+        return False
+
     def feed(self, s: str, i: int, end: int) -> int:
         raise NotImplementedError
 

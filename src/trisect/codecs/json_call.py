@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
-from ..engine.jsonscan import JsonScanner
+from ..engine.jsonscan import JsonScanner, run_matcher
 from .base import Codec
 
-_WS = re.compile(r"[ \t\r\n]*")
+_WS = run_matcher(r"[ \t\r\n]*")
 _PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')  # text that stays inside a JSON string
 # a backslash escape that may be incomplete at the end of a piece of string-encoded text
 _OPEN_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{0,3}|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u?[0-9a-fA-F]{0,3})?|\\)\Z")
@@ -52,7 +52,7 @@ class JsonArgsCodec(Codec):
 
     def feed(self, s: str, i: int, end: int) -> int:
         if not self._scanner.started:
-            i = _WS.match(s, i, end).end()
+            i = _WS(s, i, end).end()
             if i >= end:
                 return end
             if s[i] != "{":
@@ -186,11 +186,11 @@ class JsonEnvelopeCodec(Codec):
         if self._skip_list:
             self._skip_list = False
             if i < end and s[i] == "[":
-                i = _WS.match(s, i + 1, end).end()
+                i = _WS(s, i + 1, end).end()
         while i < end and not self.done and not self.failed:
             st = self._state
             if st in (_OPEN, _KEY_OR_CLOSE, _KEY, _COLON, _VALUE, _AFTER):
-                i = _WS.match(s, i, end).end()
+                i = _WS(s, i, end).end()
                 if i >= end:
                     break
                 c = s[i]

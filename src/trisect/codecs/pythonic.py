@@ -31,13 +31,14 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
+from ..engine.jsonscan import run_matcher
 from .base import Codec
 
 MAX_DEPTH = 64  # deeper literals are not a call (JSON parsers recurse on nesting)
 
 _WS = " \t\r\n\f"
 _IDENT_START = re.compile(r"[A-Za-z_]")
-_IDENT = re.compile(r"[A-Za-z0-9_]*")
+_IDENT = run_matcher(r"[A-Za-z0-9_]*")
 _PY_NUMBER = re.compile(r"-?(?:\d(?:_?\d)*)?(?:\.(?:\d(?:_?\d)*)?)?(?:[eE][+-]?\d(?:_?\d)*)?")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _NAMES = {"True": "true", "False": "false", "None": "null", "true": "true", "false": "false", "null": "null"}
@@ -153,7 +154,7 @@ class PythonicCallCodec(Codec):
                 self._state = _NAME
                 continue
             if st in (_NAME, _KEY, _WORD):
-                j = _IDENT.match(s, i, end).end()
+                j = _IDENT(s, i, end).end()
                 self._buf.append(s[i:j])
                 i = j
                 if i < end:

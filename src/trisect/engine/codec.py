@@ -44,6 +44,8 @@ class CallCodec(Protocol):
     def in_value(self) -> bool: ...  # inside a raw-text value, where a marker may be value text (Rule.follow)
     @property
     def in_string(self) -> bool: ...  # inside a JSON string (structured codecs), where every marker is text
+    @property
+    def in_string_value(self) -> bool: ...  # inside a streamed raw string value (unstructured codecs)
 
     def feed(self, s: str, i: int, end: int) -> int: ...
     def marker(self, terminal: str) -> None: ...

@@ -15,17 +15,18 @@ import re
 from collections.abc import Callable
 from typing import cast
 
-_Run = Callable[[str, int, int], "re.Match[str]"]
+Run = Callable[[str, int, int], "re.Match[str]"]
 
 
-def _run(pattern: str) -> _Run:
-    """``match`` of a pattern that matches the empty string, so it never returns ``None``."""
-    return cast(_Run, re.compile(pattern).match)
+def run_matcher(pattern: str) -> Run:
+    """``re.compile(pattern).match`` for a pattern that matches the empty string (a run such as
+    ``[ \\t]*``), typed as never returning ``None``: it cannot."""
+    return cast(Run, re.compile(pattern).match)
 
 
-_WS = _run(r"[ \t\r\n]*")
-_STR_RUN = _run(r'[^"\\\x00-\x1f]*')
-_NUM_RUN = _run(r"[0-9eE.+\-]*")
+_WS = run_matcher(r"[ \t\r\n]*")
+_STR_RUN = run_matcher(r'[^"\\\x00-\x1f]*')
+_NUM_RUN = run_matcher(r"[0-9eE.+\-]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrtu')

@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
 
@@ -86,7 +86,7 @@ class Rule:
 Table = Mapping[tuple[str, str], Rule]
 
 
-def rules(*rows: tuple) -> dict[tuple[str, str], Rule]:
+def rules(*rows: tuple[Any, ...]) -> dict[tuple[str, str], Rule]:
     """Build a table from ``(state, terminal, next, acts[, follow])`` rows; duplicates are an error."""
     table: dict[tuple[str, str], Rule] = {}
     for state, terminal, nxt, acts, *follow in rows:

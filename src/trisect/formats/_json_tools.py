@@ -38,7 +38,7 @@ def wrapped(
 ) -> FormatSpec:
     """``START {envelope} END``, several blocks in a row; ``end=None``: the call ends with its JSON."""
     terminals: dict[str, tuple[str, ...]] = {"TOOL_START": start}
-    rows: list[tuple] = [(CONTENT, "TOOL_START", "TOOL_BODY", (Act.CALL_START,))]
+    rows: list[tuple[Any, ...]] = [(CONTENT, "TOOL_START", "TOOL_BODY", (Act.CALL_START,))]
     if end is None:
         rows.append(("TOOL_BODY", ARGS_DONE, CONTENT, (Act.CALL_END,)))
     else:
@@ -88,7 +88,7 @@ def listed(
         "COMMA": (",",),
     }
     after_list = "LIST_CLOSED" if end is not None else CONTENT
-    rows: list[tuple] = [
+    rows: list[tuple[Any, ...]] = [
         (CONTENT, "LIST_START", "LIST" if start_opens_list else "LIST_OPEN", ()),
         ("LIST_OPEN", "OPEN_BRACKET", "LIST", ()),
         ("LIST_OPEN", "OPEN_BRACE", "ITEM", (Act.CALL_START, Act.ARG_MARKER)),

@@ -15,9 +15,11 @@ not verified against a template in this repository).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._think import think_format, thinking_switch
 
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "start": ("<|START_THINKING|>",),
     "end": ("<|END_THINKING|>",),
     "initial": thinking_switch("thinking", "enable_thinking", default=True),
@@ -32,12 +34,12 @@ FORMATS = [
         "cohere_command3",
         models=("command-a-reasoning-08-2025",),
         reference="vLLM cohere_command3 reasoning parser (FORMATS.md)",
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
     think_format(
         "cohere_command4",
         models=("Command A Plus",),
         reference="vLLM cohere_command4 reasoning parser (FORMATS.md)",
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
 ]

@@ -37,6 +37,8 @@ test data (``test_simple_tool_call``, ``test_simple_reasoning_response``,
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..codecs import JsonArgsCodec
 from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
@@ -125,7 +127,7 @@ _GRAMMAR = [
     *[(REASONING, m, HEADER, (Act.REASONING_END, Act.HEADER_START)) for m in ("START", "CHANNEL")],
 ]
 _REGIONS = {HEADER: Region.HEADER, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "terminals": TERMINALS,
     "special": frozenset(TERMINALS),
     "initial": _in_header,
@@ -141,7 +143,7 @@ FORMATS = [
         table=rules(*_GRAMMAR),
         header=_route_by_channel,
         header_states=(REASONING, CONTENT),
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
     FormatSpec(
         name="openai",
@@ -158,6 +160,6 @@ FORMATS = [
         # under tool_choice required / named gpt-oss still writes Harmony messages (a constrained
         # decoder uses a Harmony structural tag), so those outputs parse as with auto
         grammar=GrammarFacts(native_under_constraint=True),
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
 ]

@@ -24,6 +24,8 @@ against a primary source.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..codecs import JsonEnvelope
 from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
@@ -57,7 +59,7 @@ _GRAMMAR = [
     *[(state, "MESSAGE", HEADER, ()) for state in (REASONING, CONTENT, BETWEEN)],
 ]
 _REGIONS = {HEADER: Region.SKIP, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "initial": _from_prompt,
     "models": ("Inkling",),
     "reference": "FORMATS.md inkling (vLLM InklingParser); no primary source available",
@@ -70,7 +72,7 @@ FORMATS = [
         terminals=TERMINALS,
         regions=_REGIONS,
         table=rules(*_GRAMMAR),
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
     FormatSpec(
         name="inkling",
@@ -87,6 +89,6 @@ FORMATS = [
         grammar=GrammarFacts(
             unsupported="a call is a message whose header marker decides the body; the end marker closes every message"
         ),
-        **_COMMON,  # type: ignore[arg-type]
+        **_COMMON,
     ),
 ]

@@ -31,13 +31,15 @@ Reference: meta-llama Llama-3.1-8B / 3.2-3B / 3.3-70B-Instruct chat templates (l
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..codecs import JsonEnvelope
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 
 def _llama(name: str, extra: dict[str, tuple[str, ...]], models: tuple[str, ...], reference: str) -> FormatSpec:
     terminals = {"OPEN_BRACE": ("{",), "SEMICOLON": (";",), **extra}
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     for state in (CONTENT, "AFTER_CALL"):
         rows.append((state, "OPEN_BRACE", "CALL", (Act.CALL_START, Act.ARG_MARKER)))
         if "PYTHON_TAG" in extra:

@@ -34,6 +34,7 @@ alone (marked unverified there).
 from __future__ import annotations
 
 import string
+from typing import Any
 
 from ..codecs.pythonic import PythonicCallCodec
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
@@ -44,10 +45,10 @@ _CALL_ENDS = (("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),)
 _NAME_START = tuple(string.ascii_letters + "_")
 
 
-def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: object) -> FormatSpec:
+def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: Any) -> FormatSpec:
     """A list of calls anywhere in the content, optionally between two markers that are dropped."""
     terminals = dict(_LIST)
-    rows: list[tuple] = [
+    rows: list[tuple[Any, ...]] = [
         (CONTENT, "LIST_START", "CALL", (Act.CALL_START,)),
         *_CALL_ENDS,
         ("CALL", ARGS_FAILED, CONTENT, (Act.CALL_END,)),
@@ -75,11 +76,11 @@ def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: object) -> FormatS
         regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS, "AFTER": Region.SKIP},
         table=rules(*rows),
         codec=PythonicCallCodec,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
-def _block_list(name: str, start: str, end: str, **kw: object) -> FormatSpec:
+def _block_list(name: str, start: str, end: str, **kw: Any) -> FormatSpec:
     """A list of calls between two markers (text outside them is content)."""
     return FormatSpec(
         name=name,
@@ -100,7 +101,7 @@ def _block_list(name: str, start: str, end: str, **kw: object) -> FormatSpec:
             ("AFTER", "BLOCK_END", CONTENT, ()),
         ),
         codec=PythonicCallCodec,
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 

@@ -25,6 +25,8 @@ Reference: vLLM ``examples/tool_chat_template_xlam_llama.jinja`` / ``_xlam_qwen.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..codecs import JsonEnvelope
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
@@ -34,7 +36,7 @@ _CALL = JsonEnvelope(list_opener=True)
 _START = (Act.CALL_START, Act.ARG_MARKER)
 
 
-def _list(prefix: str, after: str, closer: str | None) -> list[tuple]:
+def _list(prefix: str, after: str, closer: str | None) -> list[tuple[Any, ...]]:
     """The rows of one list flavour: ``{prefix}_LIST`` … ``]`` -> ``after``."""
     lst, item, nxt = f"{prefix}_LIST", f"{prefix}_ITEM", f"{prefix}_NEXT"
     rows = [

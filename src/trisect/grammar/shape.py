@@ -203,12 +203,12 @@ def call_shape(spec: FormatSpec) -> CallShape | str:
     for _score, path in order[1:]:
         if Act.ARG_MARKER in path[0][1].acts:
             shapes.append(_shape(spec, path, args, keys))
+    found: list[CallShape] = []
     for shape in shapes:
         if isinstance(shape, str):
             return shape
-    first = shapes[0]
-    assert not isinstance(first, str)
-    return replace(first, alternates=tuple(shapes[1:]))  # type: ignore[arg-type]
+        found.append(shape)
+    return replace(found[0], alternates=tuple(found[1:]))
 
 
 def _shape(spec: FormatSpec, path: Path, args: str, keys: tuple[str, str]) -> CallShape | str:

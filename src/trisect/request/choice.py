@@ -134,7 +134,9 @@ def _check_types(schema: Mapping[str, Any], where: str, depth: int = 0) -> None:
 _LIST, _ITEM, _AFTER, _DONE = "TC_LIST", "TC_ITEM", "TC_AFTER", "TC_DONE"
 
 
-def _reopen_reasoning(reasoning: FormatSpec | None) -> tuple[dict[str, tuple[str, ...]], list[tuple], dict]:
+def _reopen_reasoning(
+    reasoning: FormatSpec | None,
+) -> tuple[dict[str, tuple[str, ...]], list[tuple[Any, ...]], dict[str, Region]]:
     """A reasoning block the model writes although the grammar was to apply from the first
     token is still reasoning: ``CONTENT --THINK_START--> REASONING`` (never content)."""
     if reasoning is None or "THINK_START" not in reasoning.terminals or REASONING not in reasoning.regions:

@@ -36,8 +36,8 @@ class _EventFilter:
                 if self.reasoning:
                     out.append(event)
                 continue
-            if self.single_call and kind in (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted):
-                index = event.index  # type: ignore[union-attr]
+            if self.single_call and isinstance(event, (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted)):
+                index = event.index
                 if kind is ToolCallStart and self.done:
                     self.dropped.add(index)
                 if index in self.dropped:
