@@ -1,7 +1,9 @@
 """``Parser``: a reasoning format and a tool-call format, compiled once, used per request.
 
-``parse()`` is ``stream(atomic_tool_calls=True)``, one ``feed()`` and ``finish()``: there is one
-code path, so whole and streamed results cannot disagree.
+``parse()`` is ``stream(atomic_tool_calls=True)``, one ``feed()`` and ``finish()``: one set of
+rules. A whole text first goes the whole-output path (``message/whole.py``: the same tables at C
+speed), which returns ``None`` wherever it cannot decide, and then the engine parses it; the
+replay harness checks every stream against ``parse()``, so the two speeds cannot disagree.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .engine.tokenizer import Vocab
 from .errors import FormatError, RequestError
 from .formats import all_formats, reasoning_format, tool_format
 from .message import Message, MessageBuilder, StreamParser
+from .message.whole import parse_whole
 from .request.choice import constrained_format, keeps_native_markers
 from .request.filter import filter_events
 from .request.options import Request, make_request
@@ -145,7 +148,9 @@ class Parser:
 
     def stream(self, *, atomic_tool_calls: bool = False, **options: Any) -> StreamParser:
         """A stream for one request (one choice). Options: see ``parse()``."""
-        request = make_request(options)
+        return self._stream(make_request(options), atomic_tool_calls)
+
+    def _stream(self, request: Request, atomic_tool_calls: bool) -> StreamParser:
         engine = EventStream(
             self._compiled_for(request),
             request,
@@ -165,7 +170,19 @@ class Parser:
         "function": {"name": …}}``), ``parallel_tool_calls`` (``False``: at most the first call),
         ``include_reasoning`` (``False``: reasoning is parsed but never returned).
         """
-        stream = self.stream(atomic_tool_calls=True, **options)
+        request = make_request(options)
+        if token_ids is None and type(output) is str:
+            msg = parse_whole(
+                self._compiled_for(request),
+                request,
+                self.initial_state(request),
+                output,
+                reasoning=request.include_reasoning,
+                single_call=not request.parallel_tool_calls,
+            )
+            if msg is not None:
+                return msg
+        stream = self._stream(request, True)
         builder = MessageBuilder()
         builder.add(stream.feed(output, token_ids))
         builder.add(stream.finish())

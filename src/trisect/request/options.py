@@ -7,10 +7,23 @@ and wrongly typed ones are a ``RequestError`` at once, never a surprise mid-stre
 function (``Request.forced``); a named choice for a tool not in ``tools``, ``"required"`` or a
 named choice without tools, and tools whose schemas cannot be used are errors here, before
 any parsing (``choice.py`` holds the checks).
+
+Validation is cached by content, because engines and batch jobs send the same tools and options
+with every request, as new objects each time: the key is the options' ``marshal`` serialisation
+(C speed, exact types: ``True`` is not ``1``), so a new list with the same tools costs one
+serialisation and one hash, and the cached ``Request`` is built from a private copy that no
+caller can change afterwards. The serialisation also records which objects are shared, so the
+same content built another way (one object shared by every tool, a list the caller also holds
+elsewhere) may be a second entry: a miss costs one validation, never a wrong result (equal
+bytes are equal content). Options ``marshal`` cannot write (a callable ``id_factory``, a
+``Mapping`` that is not a ``dict``) skip the request cache; their tools still hit the tool-set
+cache. Invalid options are never cached: they raise the same typed errors every time. Both
+caches hold at most ``_CACHE_SIZE`` entries (cleared when full).
 """
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +31,7 @@ from typing import Any
 from ..codecs.schema import tool_index
 from ..engine.options import StreamOptions
 from ..errors import RequestError
-from .choice import normalize_tool_choice
+from .choice import check_tools, normalize_tool_choice
 
 
 @dataclass(frozen=True)
@@ -54,7 +67,85 @@ _OPTIONS = {
 }
 
 
+ToolSet = tuple[tuple[Mapping[str, Any], ...] | None, dict[str, Mapping[str, Any]]]
+
+_CACHE_SIZE = 128
+_REQUESTS: dict[bytes, Request] = {}
+_TOOL_SETS: dict[bytes, ToolSet] = {}
+
+
+def _content_key(value: Any) -> bytes | None:
+    """``value``'s content as bytes, or ``None`` when ``marshal`` cannot write it."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:
+        return None
+
+
+def _private_copy(key: bytes) -> Any:
+    """A fresh copy of the content behind ``key``, or ``None`` when the copy would not have the
+    original's types (``marshal`` writes any buffer object, ``bytearray`` or an array, as bytes)."""
+    copy = marshal.loads(key)
+    todo = [copy]
+    while todo:
+        value = todo.pop()
+        kind = type(value)
+        if kind is dict:
+            todo.extend(value.keys())
+            todo.extend(value.values())
+        elif kind is list or kind is tuple or kind is set or kind is frozenset:
+            todo.extend(value)
+        elif kind is bytes:
+            return None
+    return copy
+
+
+def _remember(cache: dict[bytes, Any], key: bytes, value: Any) -> None:
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()  # atomic, unlike evicting one entry while another thread adds one
+    cache[key] = value
+
+
 def make_request(options: Mapping[str, Any]) -> Request:
+    """The validated ``Request`` for ``options`` (cached by content, see the module docstring)."""
+    key = _content_key(options)
+    if key is not None:
+        request = _REQUESTS.get(key)
+        if request is not None:
+            return request
+        copy = _private_copy(key)
+        if copy is not None:
+            request = _build(copy)
+            _remember(_REQUESTS, key, request)
+            return request
+    return _build(options)
+
+
+def tool_set(tools: Any) -> ToolSet:
+    """Validated tools (``ToolSchemaError`` otherwise) and their index, name -> parameters
+    schema; cached by content like requests."""
+    if tools is None:
+        return None, {}
+    key = _content_key(tools)
+    if key is not None:
+        hit = _TOOL_SETS.get(key)
+        if hit is not None:
+            return hit
+        copy = _private_copy(key)
+        if copy is not None:
+            validated = _check_tools(copy)
+            _remember(_TOOL_SETS, key, validated)
+            return validated
+    return _check_tools(tools)
+
+
+def _check_tools(tools: Any) -> ToolSet:
+    index = tool_index(tools)
+    check_tools(tools)
+    return tuple(tools), index
+
+
+def _build(options: Mapping[str, Any]) -> Request:
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
         raise RequestError(f"unknown request option(s): {', '.join(unknown)}")
@@ -78,13 +169,13 @@ def make_request(options: Mapping[str, Any]) -> Request:
     id_factory = options.get("id_factory")
     if id_factory is not None and not callable(id_factory):
         raise RequestError("id_factory must be callable (index -> id)")
-    index = tool_index(tools)
-    choice, forced = normalize_tool_choice(options.get("tool_choice"), tools, index)
+    checked, index = tool_set(tools)
+    choice, forced = normalize_tool_choice(options.get("tool_choice"), None, index)  # tools checked above
     for flag in ("parallel_tool_calls", "include_reasoning"):
         if not isinstance(options.get(flag, True), bool):
             raise RequestError(f"{flag} must be true or false")
     return Request(
-        tools=tuple(tools) if tools is not None else None,
+        tools=checked,
         tool_index=index,
         chat_template_kwargs=dict(kwargs),
         reasoning_effort=effort,
