@@ -1,10 +1,10 @@
 """trisect: raw LLM output -> reasoning, content and tool calls, whole or streamed.
 
-    >>> import trisect
-    >>> parser = trisect.Parser(reasoning="qwen3", tools="hermes")
-    >>> msg = parser.parse('<think>hi</think>OK<tool_call>{"name": "f", "arguments": {}}</tool_call>')
-    >>> msg.reasoning, msg.content, msg.tool_calls[0].name, msg.tool_calls[0].arguments
-    ('hi', 'OK', 'f', '{}')
+>>> import trisect
+>>> parser = trisect.Parser(reasoning="qwen3", tools="hermes")
+>>> msg = parser.parse('<think>hi</think>OK<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+>>> msg.reasoning, msg.content, msg.tool_calls[0].name, msg.tool_calls[0].arguments
+('hi', 'OK', 'f', '{}')
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .errors import (
     ToolSchemaError,
     TrisectError,
 )
-from .formats import register_format
+from .formats import format_from_toml, load_format, register_format
 from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta
 from .parser import Parser, formats
 
@@ -62,7 +62,9 @@ __all__ = [
     "ToolSchemaError",
     "TrisectError",
     "combine",
+    "format_from_toml",
     "formats",
+    "load_format",
     "register_format",
     "rules",
 ]

@@ -17,7 +17,7 @@ from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
 from .engine.stream import EventStream
 from .engine.tokenizer import Vocab
 from .errors import FormatError, RequestError
-from .formats import all_formats, reasoning_format, tool_format
+from .formats import all_formats, hf, reasoning_format, tool_format
 from .message import Message, MessageBuilder, StreamParser
 from .message.whole import parse_whole
 from .request.choice import constrained_format, keeps_native_markers
@@ -32,8 +32,12 @@ def _combined(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatS
     return combine(reasoning, tools)
 
 
-def _resolve(value: str | FormatSpec | None, kind: str) -> FormatSpec | None:
-    """A format argument of ``Parser``: a registered name or a ``FormatSpec`` of that kind."""
+def _resolve(
+    value: str | FormatSpec | None, kind: str, tokenizer: Any, vocab: Vocab | None, *, paired: bool
+) -> FormatSpec | None:
+    """A format argument of ``Parser``: a registered name, ``hf`` (the model's response_template,
+    read from ``tokenizer``), or a ``FormatSpec`` of that kind. ``paired``: the other argument
+    names a format too (an ``hf`` tool format alone also reads the thinking region)."""
     if value is None:
         return None
     if isinstance(value, FormatSpec):
@@ -41,6 +45,8 @@ def _resolve(value: str | FormatSpec | None, kind: str) -> FormatSpec | None:
             role = "reasoning" if kind == "reasoning" else "tools"
             raise FormatError(f"Parser({role}=...) takes a {kind} format; {value.name!r} is a {value.kind} format")
         return value
+    if isinstance(value, str) and value in hf.NAMES:
+        return hf.formats_for(kind, tokenizer, vocab, reasoning=paired)
     return reasoning_format(value) if kind == "reasoning" else tool_format(value)
 
 
@@ -48,7 +54,8 @@ class Parser:
     """Parses the output of one model family.
 
     ``reasoning`` and ``tools`` are format names as in vLLM's ``--reasoning-parser`` and
-    ``--tool-call-parser``, or ``FormatSpec`` objects (a format of your own, built in Python or
+    ``--tool-call-parser`` (``hf``: the model's ``response_template``, read from ``tokenizer``),
+    or ``FormatSpec`` objects (a format of your own, built in Python or
     read with ``trisect.load_format``; ``None``: no reasoning block / no tool calls). The
     ``reasoning`` / ``tools`` attributes are the formats' names; ``reasoning_spec`` /
     ``tools_spec`` the formats. ``tokenizer`` is optional (an HF ``tokenizers.Tokenizer``, a
@@ -63,11 +70,11 @@ class Parser:
         *,
         tokenizer: Any = None,
     ) -> None:
-        self.reasoning_spec = _resolve(reasoning, "reasoning")
-        self.tools_spec = _resolve(tools, "tools")
+        self._vocab = Vocab(tokenizer) if tokenizer is not None else None
+        self.reasoning_spec = _resolve(reasoning, "reasoning", tokenizer, self._vocab, paired=tools is not None)
+        self.tools_spec = _resolve(tools, "tools", tokenizer, self._vocab, paired=reasoning is not None)
         self.reasoning: str | None = self.reasoning_spec.name if self.reasoning_spec is not None else None
         self.tools: str | None = self.tools_spec.name if self.tools_spec is not None else None
-        self._vocab = Vocab(tokenizer) if tokenizer is not None else None
         self._compiled: CompiledFormat = compile_format(_combined(self.reasoning_spec, self.tools_spec), self._vocab)
         self._token_views: dict[int, tuple[CompiledFormat, TokenView]] = {}  # id(compiled) -> its view
 

@@ -55,7 +55,6 @@ from support.render_cases import (  # noqa: E402
     tool,
 )
 
-HARMONY_DATA = Path("/work/shared/data/outputs/gpt-oss-harmony")
 LOCAL_HARMONY = TESTS / "data" / "outputs" / "gpt-oss-harmony"
 TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
 

@@ -1,6 +1,7 @@
 """The ``trisect`` command: parse outputs, list formats, and a demo.
 
     trisect parse FILE|- --reasoning NAME --tools NAME [--tools-file tools.json] [--stream]
+    trisect parse FILE|- --format-file FORMAT.toml …
     trisect formats
     trisect demo [--delay SECONDS]
     trisect --version
@@ -20,7 +21,9 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import __version__
+from ..engine.spec import FormatSpec
 from ..errors import TrisectError
+from ..formats import hf, load_format
 from ..grammar import grammar_support
 from ..message.types import MessageBuilder
 from ..parser import Parser, formats
@@ -67,8 +70,21 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _formats(args: argparse.Namespace) -> tuple[str | FormatSpec | None, str | FormatSpec | None]:
+    """``--reasoning`` / ``--tools`` names, or formats read with ``--format-file`` (each file's
+    ``kind`` says which of the two it is)."""
+    chosen: dict[str, str | FormatSpec | None] = {"reasoning": args.reasoning, "tools": args.tools}
+    for path in args.format_file or ():
+        spec = load_format(path)
+        if chosen[spec.kind] is not None:
+            flag = "--reasoning" if spec.kind == "reasoning" else "--tools"
+            raise InputError(f"{path} is a {spec.kind} format, and {flag} or another --format-file gives one too")
+        chosen[spec.kind] = spec
+    return chosen["reasoning"], chosen["tools"]
+
+
 def cmd_parse(args: argparse.Namespace, out: TextIO) -> int:
-    parser = Parser(args.reasoning, args.tools)
+    parser = Parser(*_formats(args))
     text = _read(args.input, args.errors)
     options = _options(args)
     if not args.stream:
@@ -103,6 +119,10 @@ def cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
             }
             for spec in specs
         ]
+        rows += [
+            {"kind": kind, "names": list(hf.NAMES), "models": list(hf.MODELS), "reference": hf.REFERENCE, "grammar": ""}
+            for kind in ("reasoning", "tools")
+        ]
         out.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     for kind in ("reasoning", "tools"):
@@ -114,7 +134,7 @@ def cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(f"  {names:<34} {'; '.join(spec.models)}\n")
                 if kind == "tools":
                     out.write(f"  {'':<34} grammar: {grammar_support(spec)}\n")
-        out.write("\n")
+        out.write(f"  {', '.join(hf.NAMES):<34} {'; '.join(hf.MODELS)} (built from its tokenizer's template)\n\n")
     return 0
 
 
@@ -165,6 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", help="file with the raw output, or - for stdin")
     p.add_argument("--reasoning", default=None, help="reasoning format (as vLLM's --reasoning-parser)")
     p.add_argument("--tools", default=None, help="tool-call format (as vLLM's --tool-call-parser)")
+    p.add_argument(
+        "--format-file",
+        action="append",
+        metavar="FORMAT.toml",
+        help="a format of your own (trisect.load_format); its kind replaces --reasoning or --tools (repeatable)",
+    )
     p.add_argument("--tools-file", help="JSON file with the request's OpenAI tool definitions")
     p.add_argument("--chat-template-kwargs", help="JSON, e.g. '{\"enable_thinking\": false}'")
     p.add_argument("--prompt-file", help="the rendered prompt (decides whether output starts in reasoning)")

@@ -20,6 +20,9 @@ from functools import cache
 
 from ..engine.spec import FormatSpec
 from ..errors import FormatError
+from ._userformat import format_from_toml, load_format
+
+__all__ = ["all_formats", "format_from_toml", "load_format", "reasoning_format", "register_format", "tool_format"]
 
 _KINDS = {"reasoning": "reasoning", "tools": "tool-call"}
 

@@ -157,18 +157,14 @@ def _grammar(
 def _tool_spec(parser: Any) -> FormatSpec | None:
     if isinstance(parser, FormatSpec):
         return parser
-    from ..formats import tool_format
-
-    return tool_format(parser.tools) if parser.tools is not None else None
+    spec: FormatSpec | None = parser.tools_spec  # a registered format or the user's own
+    return spec
 
 
 def _reasoning_prefix(parser: Any, reasoning: bool | str) -> Expr:
     if not reasoning:
         return EMPTY
-    from ..formats import reasoning_format
-
-    name = getattr(parser, "reasoning", None)
-    think = reasoning_format(name) if name is not None else None
+    think: FormatSpec | None = getattr(parser, "reasoning_spec", None)
     if think is None or "THINK_END" not in think.terminals:
         return EMPTY
     end = think.terminals["THINK_END"][0]

@@ -194,16 +194,15 @@ def _free_text_excludes(spec: FormatSpec, triggers: list[str]) -> list[str]:
 
 
 def _specs(parser: Any) -> tuple[FormatSpec, FormatSpec | None]:
-    from ..formats import reasoning_format, tool_format
-
     if isinstance(parser, FormatSpec):
         return parser, None
-    if parser.tools is None:
+    tools: FormatSpec | None = parser.tools_spec  # registered or the user's own (Parser(tools=spec))
+    if tools is None:
         raise RequestError(f"{parser!r} has no tool format")
-    think = reasoning_format(parser.reasoning) if parser.reasoning is not None else None
+    think: FormatSpec | None = parser.reasoning_spec
     if think is not None and "THINK_END" not in think.terminals:
         think = None
-    return tool_format(parser.tools), think
+    return tools, think
 
 
 def for_request(parser: Any, **options: Any) -> dict[str, Any] | None:
