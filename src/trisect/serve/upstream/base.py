@@ -55,6 +55,9 @@ class CompletionRequest:
     logprobs: int | None = None  # None: no logprobs; k >= 0: the sampled token's plus k alternatives
     constraint: Constraint | None = None
     token_ids: bool = True  # ask for the ids of the generated tokens where the engine can
+    # marker strings the engine must keep in the text (llama.cpp ``preserved_tokens``: a control
+    # token it would otherwise render as "")
+    keep_tokens: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,11 @@ class CompletionPiece:
     logprobs: tuple[Mapping[str, Any], ...] | None = None  # OpenAI chat logprobs "content" entries
     finish_reason: str | None = None  # set on the last piece of a choice: "stop" or "length"
     prompt_tokens: int | None = None  # once per request, where the engine reports it
+    # on the last piece, where the engine says: the stop string (or stop token id) that ended the
+    # choice (``None``: end of sequence or length). Its text is not in ``text``; its ids may be in
+    # ``token_ids`` (engines report every generated id)
+    stop_reason: str | int | None = None
+    completion_tokens: int | None = None  # on the last piece: tokens generated, as the engine counts
 
 
 class UpstreamError(Exception):

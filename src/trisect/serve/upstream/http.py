@@ -1,0 +1,162 @@
+"""``HTTPUpstream``: an engine over HTTP, speaking one ``Wire`` (httpx, async, streaming).
+
+Every request streams (``stream: true`` on the wire) so that closing the iterator, which the
+server does when its client goes away, closes the connection and the engine aborts the request
+(vLLM, SGLang and llama.cpp all abort on disconnect).
+
+Errors, all ``UpstreamError`` (see ``base``):
+
+* cannot connect → 503; no answer within the timeout → 504; any other transport failure → 502;
+* an error status: 400 / 404 / 413 / 422 from the engine → 400 (it rejected the request, its
+  message is passed on); 429 and 503 → 503; anything else → 502;
+* an ``{"error": …}`` event mid-stream, a stream that is not JSON, or one that ends before every
+  choice finished → 502.
+
+Cost: one JSON decode per event, plus the wire's decode.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from .base import CompletionPiece, CompletionRequest, UpstreamError
+from .llamacpp import LlamacppWire
+from .sglang import SglangWire
+from .vllm import CompletionsWire, VllmWire
+from .wire import Wire
+
+WIRES: dict[str, type[Wire]] = {
+    "vllm": VllmWire,
+    "sglang": SglangWire,
+    "llamacpp": LlamacppWire,
+    "openai": CompletionsWire,
+}
+
+
+def _error_message(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text[:500] or "(no body)"
+    if isinstance(data, Mapping):
+        error = data.get("error", data)
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+        if isinstance(data.get("message"), str):
+            return str(data["message"])
+    return text[:500]
+
+
+def _status(upstream_status: int) -> int:
+    if upstream_status in (400, 404, 413, 422):
+        return 400
+    if upstream_status in (429, 503):
+        return 503
+    return 502
+
+
+class HTTPUpstream:
+    """``Upstream`` over HTTP. ``base_url`` without the ``/v1`` path (``http://host:8001``)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        kind: str,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 600.0,
+        connect_timeout: float = 10.0,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        if kind not in WIRES:
+            raise ValueError(f"upstream kind must be one of {', '.join(WIRES)}")
+        self.wire = WIRES[kind]()
+        self.kind = kind
+        self.fans_out = self.wire.fans_out
+        self.base_url = base_url.rstrip("/")
+        if self.base_url.endswith("/v1"):
+            self.base_url = self.base_url[:-3]
+        self.model = model
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = client or httpx.AsyncClient(
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=connect_timeout),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+        )
+
+    @property
+    def token_ids(self) -> bool:
+        return self.wire.token_ids
+
+    async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionPiece]:
+        body = self.wire.body(request, model=self.model)
+        decoder = self.wire.decoder(request)
+        url = self.base_url + self.wire.path
+        try:
+            async with self._client.stream("POST", url, json=body) as response:
+                if response.status_code >= 400:
+                    message = _error_message(await response.aread())
+                    raise UpstreamError(
+                        f"the upstream answered {response.status_code}: {message}", status=_status(response.status_code)
+                    )
+                async for data in _sse_data(response):
+                    if data == "[DONE]":
+                        break
+                    event = _json(data)
+                    if "error" in event:
+                        raise UpstreamError(f"the upstream failed mid-stream: {_error_message(data.encode())}")
+                    for piece in decoder.decode(event):
+                        yield piece
+                    if decoder.finished and not self.wire.done_sentinel:
+                        break
+        except httpx.ConnectError as exc:
+            raise UpstreamError(f"the upstream at {self.base_url} is unreachable: {exc}", status=503) from exc
+        except httpx.TimeoutException as exc:
+            raise UpstreamError(f"the upstream at {self.base_url} timed out", status=504) from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"the upstream connection failed: {type(exc).__name__}: {exc}", status=502) from exc
+        for piece in decoder.close():
+            yield piece
+
+    async def models(self) -> list[str]:
+        try:
+            response = await self._client.get(self.base_url + "/v1/models")
+        except httpx.ConnectError as exc:
+            raise UpstreamError(f"the upstream at {self.base_url} is unreachable: {exc}", status=503) from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"the upstream failed: {type(exc).__name__}: {exc}", status=502) from exc
+        if response.status_code >= 400:
+            raise UpstreamError(f"the upstream answered {response.status_code}", status=_status(response.status_code))
+        try:
+            data = response.json()
+            return [str(m["id"]) for m in data.get("data", ())]
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise UpstreamError("the upstream's /v1/models is not an OpenAI model list") from exc
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _json(data: str) -> Mapping[str, Any]:
+    try:
+        event = json.loads(data)
+    except ValueError as exc:
+        raise UpstreamError(f"the upstream sent an event that is not JSON: {data[:200]!r}") from exc
+    if not isinstance(event, Mapping):
+        raise UpstreamError(f"the upstream sent an event that is not a JSON object: {data[:200]!r}")
+    return event
+
+
+async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data:`` payloads of an SSE stream (one per line: the engines never split one)."""
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            yield line[5:].strip()
