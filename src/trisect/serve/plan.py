@@ -239,5 +239,3 @@ def chat_plan(
     )
 
 
-def stop_strings(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(values))
