@@ -12,7 +12,8 @@ Stream: ``data: {"text", "output_ids", "meta_info": {"finish_reason": null | {"t
 "output_token_logprobs": [[logprob, id, text]], "output_top_logprobs": [[[logprob, id, text]]]}}``
 then ``data: [DONE]``. By default every chunk carries the *cumulative* text, ids and logprobs;
 with ``--incremental-streaming-output`` only the new ones. Which one a chunk is follows from
-the ids: cumulative ids are as many as ``meta_info.completion_tokens``. A cumulative text that
+the ids: cumulative ids are as many as ``meta_info.completion_tokens`` (without ids, from the
+text: a text that extends the previous one is cumulative). A cumulative text that
 does not extend the previous one (a stop string trimmed at the end) cannot be taken back: only
 text past the common prefix is sent.
 """
@@ -45,7 +46,10 @@ class _GenerateDecoder(Decoder):
         ids = list(event.get("output_ids") or ())
         text = event.get("text") or ""
         count = meta.get("completion_tokens")
-        cumulative = self._ids > 0 and count is not None and len(ids) == count
+        if ids or self._ids:
+            cumulative = self._ids > 0 and count is not None and len(ids) == count
+        else:  # no ids at all (not SGLang's own /generate): a text that extends the last one
+            cumulative = bool(self._text) and text.startswith(self._text)
         if cumulative:
             new_ids = ids[self._ids :]
             new_text = text[len(self._text) :] if text.startswith(self._text) else text[_common(text, self._text) :]
