@@ -77,7 +77,7 @@ class AppServer:
 
         self.service = service
         config = uvicorn.Config(
-            create_app(service, **app_options), host="127.0.0.1", port=0, log_level="warning", lifespan="off",
+            create_app(service, **app_options), host="127.0.0.1", port=0, log_level="warning", lifespan="on",
             workers=1,
         )
         self.server = uvicorn.Server(config)

@@ -16,10 +16,11 @@ ones by racing the answer against the ASGI ``http.disconnect`` message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -150,4 +151,9 @@ def create_app(service: Service, *, api_key: str | None = None, max_body_bytes: 
         Route("/v1/models", guarded(models), methods=["GET"]),
         Route("/health", guarded(health), methods=["GET"]),
     ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await service.upstream.aclose()  # connections to the engine, or the embedded model
+
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found}, lifespan=lifespan)
