@@ -4,6 +4,7 @@
     trisect parse FILE|- --format-file FORMAT.toml …
     trisect formats
     trisect demo [--delay SECONDS]
+    trisect serve [--upstream URL --upstream-kind KIND] [--model …] (``trisect serve --help``)
     trisect --version
 
 A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
@@ -177,6 +178,12 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from ..serve.cli import main as serve_main  # the serve extra, imported only for this command
+
+    return serve_main(args.serve_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="trisect", description="Raw LLM output -> reasoning, content, tool calls.")
     ap.add_argument("--version", action="version", version=f"trisect {__version__}")
@@ -211,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--delay", type=float, default=0.01, help="seconds between deltas (0: no pause)")
     d.add_argument("--no-color", action="store_true")
     d.set_defaults(func=cmd_demo)
+    s = sub.add_parser(
+        "serve", help="an OpenAI-compatible server over any raw-completion engine", add_help=False, prefix_chars="\0"
+    )
+    s.add_argument("serve_args", nargs=argparse.REMAINDER, help="see trisect serve --help")
+    s.set_defaults(func=cmd_serve)
     return ap
 
 
