@@ -164,7 +164,10 @@ def test_imports_only_go_down(module: str) -> None:
     for dep in GRAPH[module]:
         assert _layer(dep) <= rank, f"{module} (layer {rank}) imports {dep} (layer {_layer(dep)}) from above"
         shell, other = _shell(module), _shell(dep)
-        assert other is None or other == shell, f"shell {shell or module} imports another shell's module {dep}"
+        # the trisect command dispatches a subcommand to its shell's own command module
+        # (``trisect serve`` -> ``trisect.serve.cli``); nothing else crosses into a shell
+        dispatch = module.startswith("trisect.cli") and other is not None and dep == other + ".cli"
+        assert other is None or other == shell or dispatch, f"shell {shell or module} imports another shell's module {dep}"
 
 
 def test_the_engine_imports_nothing_above_it() -> None:

@@ -22,7 +22,6 @@ openai = pytest.importorskip("openai")
 
 from support import cases, tokenizers  # noqa: E402
 from support.serving import ReplayChoice, replay_pieces, served_model, stack  # noqa: E402
-
 from trisect.openai import ChatStream, chat_completion  # noqa: E402
 
 KINDS = ("vllm", "sglang", "llamacpp", "openai")
@@ -92,7 +91,9 @@ class Player:
 @pytest.fixture(scope="module", params=KINDS)
 def server(request: pytest.FixtureRequest) -> Any:
     first = CASES[0]
-    with stack(request.param, Player(), served_model(first["reasoning"], first["tools_format"], _tokenizer(first))) as s:
+    with stack(
+        request.param, Player(), served_model(first["reasoning"], first["tools_format"], _tokenizer(first))
+    ) as s:
         yield request.param, s
 
 
@@ -115,8 +116,11 @@ def _request(case: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def _options(case: dict[str, Any], prompt: str) -> dict[str, Any]:
-    kwargs = {**case["options"].get("chat_template_kwargs", {}), "add_generation_prompt": True,
-              "continue_final_message": False}
+    kwargs = {
+        **case["options"].get("chat_template_kwargs", {}),
+        "add_generation_prompt": True,
+        "continue_final_message": False,
+    }
     return {
         "tools": case["tools"] or None,
         "chat_template_kwargs": kwargs,
@@ -169,13 +173,18 @@ def _fold(chunks: list[dict[str, Any]]) -> dict[str, Any]:
                 call = calls.setdefault(piece["index"], {"name": "", "arguments": ""})
                 call["name"] += piece["function"].get("name") or ""
                 call["arguments"] += piece["function"].get("arguments") or ""
-    return {"reasoning": "".join(reasoning) or None, "content": "".join(content) or None,
-            "calls": [calls[i] for i in sorted(calls)]}
+    return {
+        "reasoning": "".join(reasoning) or None,
+        "content": "".join(content) or None,
+        "calls": [calls[i] for i in sorted(calls)],
+    }
 
 
 def _message_fold(message: dict[str, Any]) -> dict[str, Any]:
-    calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
-             for c in message.get("tool_calls") or ()]
+    calls = [
+        {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+        for c in message.get("tool_calls") or ()
+    ]
     return {"reasoning": message.get("reasoning"), "content": message.get("content"), "calls": calls}
 
 
@@ -274,8 +283,14 @@ def test_request_fields_reach_the_engine(server: Any) -> None:
     _use(app, case)
     client = openai.OpenAI(base_url=app.url + "/v1", api_key="unused", max_retries=0)
     client.chat.completions.create(
-        **_request(case), max_completion_tokens=99, temperature=0.5, top_p=0.9, stop=["END"], seed=3,
-        presence_penalty=0.1, frequency_penalty=0.2,
+        **_request(case),
+        max_completion_tokens=99,
+        temperature=0.5,
+        top_p=0.9,
+        stop=["END"],
+        seed=3,
+        presence_penalty=0.1,
+        frequency_penalty=0.2,
     )
     body = replay.requests[-1]
     params = body.get("sampling_params", body)
@@ -315,8 +330,10 @@ def test_request_fields_reach_the_engine(server: Any) -> None:
         ({"top_logprobs": 3}, "top_logprobs"),
         ({"stream_options": {"include_usage": True}}, "stream_options"),
         ({"response_format": {"type": "yaml"}}, "response_format"),
-        ({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]},
-         "messages[0].content[0]"),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]},
+            "messages[0].content[0]",
+        ),
         ({"messages": [{"role": "wizard", "content": "x"}]}, "messages[0].role"),
         ({"tool_choice": {"type": "function", "function": {"name": "no_such_tool"}}}, None),
         ({"stop_token_ids": [1]}, "stop_token_ids"),
@@ -353,9 +370,18 @@ def test_history_reaches_the_template_as_vllm_passes_it(server: Any) -> None:
     messages = [
         {"role": "system", "content": [{"type": "text", "text": "be"}, {"type": "text", "text": "brief"}]},
         {"role": "user", "content": "weather?"},
-        {"role": "assistant", "content": None, "reasoning": "think",
-         "tool_calls": [{"id": "c1", "type": "function",
-                         "function": {"name": "get_weather", "arguments": '{"location": "Paris"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "reasoning": "think",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"location": "Paris"}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
         {"role": "user", "content": f"case:{case['id']}\n"},
     ]

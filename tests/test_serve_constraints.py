@@ -19,14 +19,18 @@ openai = pytest.importorskip("openai")
 
 from support import tokenizers  # noqa: E402
 from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
-
 from trisect import Parser  # noqa: E402
 from trisect.grammar import json_schema, structural_tag  # noqa: E402
 from trisect.openai import chat_completion  # noqa: E402
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    },
     {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}},
 ]
 REASONING = "The user wants the weather, so I call get_weather."
@@ -38,8 +42,12 @@ def _constraint(body: dict[str, Any]) -> tuple[str, Any] | None:
     """(kind, value) of the grammar in an engine request body, any wire."""
     params = body.get("sampling_params", body)
     so = body.get("structured_outputs") or {}
-    for key, value in (("json_schema", params.get("json_schema")), ("json_schema", so.get("json")),
-                       ("structural_tag", so.get("structural_tag")), ("structural_tag", params.get("structural_tag"))):
+    for key, value in (
+        ("json_schema", params.get("json_schema")),
+        ("json_schema", so.get("json")),
+        ("structural_tag", so.get("structural_tag")),
+        ("structural_tag", params.get("structural_tag")),
+    ):
         if value is not None:
             return key, json.loads(value) if isinstance(value, str) else value
     return None
@@ -71,8 +79,9 @@ class Engine:
             marker = self._piece("")
             if self.tokenizer:  # the matched stop string's ids arrive, its text does not
                 marker = ReplayPiece("", tuple(tokenizers.encode(self.tokenizer, "</think>")))
-            return [ReplayChoice((self._piece(REASONING[:20]), self._piece(REASONING[20:]), marker),
-                                 stop_reason="</think>")]
+            return [
+                ReplayChoice((self._piece(REASONING[:20]), self._piece(REASONING[20:]), marker), stop_reason="</think>")
+            ]
         return [ReplayChoice((self._piece(f"<think>{REASONING}</think>{self.after}"),))]
 
 
@@ -95,26 +104,41 @@ def test_two_phases_grammar_after_reasoning(kind: str, tokenizer: str | None) ->
         assert _constraint(second) == ("json_schema", json_schema(TOOLS, "required"))
         prompt_key = "prompt" if kind == "llamacpp" else "text"
         assert second[prompt_key] == first[prompt_key] + REASONING + "</think>"
-        used = (sum(len(tokenizers.encode("qwen3", t)) for t in (REASONING[:20], REASONING[20:], "</think>"))
-                if tokenizer else 0)  # the ids phase one sent, the marker's included
+        used = (
+            sum(len(tokenizers.encode("qwen3", t)) for t in (REASONING[:20], REASONING[20:], "</think>"))
+            if tokenizer
+            else 0
+        )  # the ids phase one sent, the marker's included
         budget = second["n_predict"] if kind == "llamacpp" else second["sampling_params"]["max_new_tokens"]
         assert budget == 300 - used
         message = whole["choices"][0]["message"]
         assert message["reasoning"] == REASONING
         assert [(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]] == [
-            ("get_weather", ARGS)]
+            ("get_weather", ARGS)
+        ]
         assert whole["choices"][0]["finish_reason"] == "tool_calls"
         # the same output through the library, as one text
-        expected = chat_completion(served.parser, f"{REASONING}</think>{CALLS}", tools=TOOLS, tool_choice="required",
-                                   prompt_text=first[prompt_key])
+        expected = chat_completion(
+            served.parser,
+            f"{REASONING}</think>{CALLS}",
+            tools=TOOLS,
+            tool_choice="required",
+            prompt_text=first[prompt_key],
+        )
         assert message["reasoning"] == expected["choices"][0]["message"]["reasoning"]
 
         streamed = openai.OpenAI(base_url=app.url + "/v1", api_key="x", max_retries=0).chat.completions.create(
-            model="test-model", messages=[{"role": "user", "content": "weather?"}], tools=TOOLS,
-            tool_choice={"type": "function", "function": {"name": "get_weather"}}, stream=True)
+            model="test-model",
+            messages=[{"role": "user", "content": "weather?"}],
+            tools=TOOLS,
+            tool_choice={"type": "function", "function": {"name": "get_weather"}},
+            stream=True,
+        )
         chunks = [c.to_dict() for c in streamed]
-        assert _constraint(replay.requests[-1]) == ("json_schema", json_schema(TOOLS, {
-            "type": "function", "function": {"name": "get_weather"}}))
+        assert _constraint(replay.requests[-1]) == (
+            "json_schema",
+            json_schema(TOOLS, {"type": "function", "function": {"name": "get_weather"}}),
+        )
         reasoning = "".join(c["choices"][0]["delta"].get("reasoning") or "" for c in chunks)
         assert reasoning == REASONING
 
@@ -158,8 +182,10 @@ def test_response_format_is_a_json_schema_after_reasoning() -> None:
     with stack("llamacpp", Engine('{"answer": "Paris"}'), served_model("qwen3", None)) as (replay, app):
         client = openai.OpenAI(base_url=app.url + "/v1", api_key="x", max_retries=0)
         whole = client.chat.completions.create(
-            model="test-model", messages=[{"role": "user", "content": "capital?"}],
-            response_format={"type": "json_schema", "json_schema": {"name": "a", "schema": schema}}).to_dict()
+            model="test-model",
+            messages=[{"role": "user", "content": "capital?"}],
+            response_format={"type": "json_schema", "json_schema": {"name": "a", "schema": schema}},
+        ).to_dict()
         assert _constraint(replay.requests[-1]) == ("json_schema", schema)
         assert json.loads(whole["choices"][0]["message"]["content"]) == {"answer": "Paris"}
 

@@ -20,7 +20,6 @@ httpx = pytest.importorskip("httpx")
 openai = pytest.importorskip("openai")
 
 from support.serving import AppServer, ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
-
 from trisect import Parser  # noqa: E402
 from trisect.serve.replay import Script  # noqa: E402
 from trisect.serve.service import Service  # noqa: E402
@@ -99,8 +98,12 @@ def test_failing_upstream_is_openai_shaped(status: int, answer: int) -> None:
 def test_failure_mid_stream_flushes_then_error_then_done(failure: str) -> None:
     # "Hello there <tool_" is sent before the failure: the parser holds "<tool_" back as a
     # possible marker; the flush releases it as the text it is
-    pieces = (ReplayPiece("<think>plan</think>"), ReplayPiece("Hello there "), ReplayPiece("<tool_"),
-              ReplayPiece('call>\n{"name": "f", "arguments": {}}\n</tool_call>'))
+    pieces = (
+        ReplayPiece("<think>plan</think>"),
+        ReplayPiece("Hello there "),
+        ReplayPiece("<tool_"),
+        ReplayPiece('call>\n{"name": "f", "arguments": {}}\n</tool_call>'),
+    )
     script = Script(choices=(ReplayChoice(pieces),), **{failure: 3})
     with stack("vllm", lambda body: script, _served()) as (replay, app):
         r = httpx.post(app.url + "/v1/chat/completions", json=_body(stream=True))
@@ -140,7 +143,9 @@ def test_client_disconnect_cancels_a_non_streamed_request() -> None:
 
 def test_malformed_json_unknown_model_and_unknown_route() -> None:
     with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served()) as (replay, app):
-        r = httpx.post(app.url + "/v1/chat/completions", content=b'{"model": ', headers={"content-type": "application/json"})
+        r = httpx.post(
+            app.url + "/v1/chat/completions", content=b'{"model": ', headers={"content-type": "application/json"}
+        )
         assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
         r = httpx.post(app.url + "/v1/chat/completions", json=_body(model="gpt-9"))
         assert r.status_code == 404
@@ -151,7 +156,10 @@ def test_malformed_json_unknown_model_and_unknown_route() -> None:
 
 
 def test_body_over_the_limit_is_a_413() -> None:
-    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served(), max_body_bytes=2000) as (replay, app):
+    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served(), max_body_bytes=2000) as (
+        replay,
+        app,
+    ):
         big = _body(messages=[{"role": "user", "content": "x" * 5000}])
         r = httpx.post(app.url + "/v1/chat/completions", json=big)
         assert r.status_code == 413 and r.json()["error"]["type"] == "invalid_request_error"
@@ -168,7 +176,10 @@ def test_body_over_the_limit_is_a_413() -> None:
 
 
 def test_api_key() -> None:
-    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served(), api_key="s3cret") as (replay, app):
+    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served(), api_key="s3cret") as (
+        replay,
+        app,
+    ):
         for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "s3cret"}):
             r = httpx.post(app.url + "/v1/chat/completions", json=_body(), headers=headers)
             assert r.status_code == 401 and r.json()["error"]["type"] == "authentication_error"
@@ -205,16 +216,23 @@ def test_256_concurrent_streams_no_cross_talk_bounded_memory() -> None:
     parser = Parser("qwen3", "hermes")
 
     def output(n: int) -> str:
-        return (f"<think>request {n} thinks {n * 7}</think>answer {n}: " + f"w{n} " * 4
-                + f'<tool_call>\n{{"name": "f", "arguments": {{"n": {n}}}}}\n</tool_call>')
+        return (
+            f"<think>request {n} thinks {n * 7}</think>answer {n}: "
+            + f"w{n} " * 4
+            + f'<tool_call>\n{{"name": "f", "arguments": {{"n": {n}}}}}\n</tool_call>'
+        )
 
     def responder(body: dict[str, Any]) -> list[ReplayChoice]:
         n = int(body["prompt"].split("request ")[1].split(" ")[0])
         return [ReplayChoice(_pieces(output(n), 12))]
 
     async def one(client: Any, n: int) -> tuple[int, dict[str, Any]]:
-        body = {"model": "test-model", "messages": [{"role": "user", "content": f"request {n} please"}],
-                "tools": TOOLS, "stream": True}
+        body = {
+            "model": "test-model",
+            "messages": [{"role": "user", "content": f"request {n} please"}],
+            "tools": TOOLS,
+            "stream": True,
+        }
         reasoning, content, args = [], [], []
         async with client.stream("POST", "/v1/chat/completions", json=body) as r:
             async for line in r.aiter_lines():
@@ -237,8 +255,11 @@ def test_256_concurrent_streams_no_cross_talk_bounded_memory() -> None:
             results = asyncio.run(round_(app.url, 1000 * r))
             for n, got in results:
                 message = parser.parse(output(n), tools=TOOLS)
-                assert got == {"reasoning": message.reasoning, "content": message.content,
-                               "arguments": message.tool_calls[0].arguments}, n
+                assert got == {
+                    "reasoning": message.reasoning,
+                    "content": message.content,
+                    "arguments": message.tool_calls[0].arguments,
+                }, n
             gc.collect()
             rss.append(_rss_mb())
         assert replay.completed == 2 * 256

@@ -19,16 +19,24 @@ openai = pytest.importorskip("openai")
 
 from openai.types.responses import Response, ResponseStreamEvent  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
-from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
 
+from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
 from trisect import Parser  # noqa: E402
 from trisect.serve.replay import Script  # noqa: E402
 
-TOOLS = [{"type": "function", "name": "get_weather", "description": "weather",
-          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
-OUTPUT = ('<think>The user wants weather.</think>Let me check. '
-          '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
-          '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>')
+TOOLS = [
+    {
+        "type": "function",
+        "name": "get_weather",
+        "description": "weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+]
+OUTPUT = (
+    "<think>The user wants weather.</think>Let me check. "
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+)
 EVENTS = TypeAdapter(ResponseStreamEvent)
 
 
@@ -68,8 +76,9 @@ def _check_output(response: Response) -> None:
 def test_create_not_streamed(server: Any) -> None:
     replay, app = server
     client = openai.OpenAI(base_url=app.url + "/v1", api_key="x", max_retries=0)
-    response = client.responses.create(model="test-model", input="[weather] in Paris and Rome?", tools=TOOLS,
-                                       instructions="be brief")
+    response = client.responses.create(
+        model="test-model", input="[weather] in Paris and Rome?", tools=TOOLS, instructions="be brief"
+    )
     _check_output(response)
     Response.model_validate(response.to_dict())  # every field the types require is there
     assert replay.requests[-1]["prompt"].startswith("<|im_start|>system\nbe brief<|im_end|>")
@@ -84,9 +93,14 @@ def test_create_streamed_events_are_valid_and_fold_to_the_answer(server: Any) ->
     kinds = [e.type for e in events]
     assert kinds[:2] == ["response.created", "response.in_progress"] and kinds[-1] == "response.completed"
     assert [e.sequence_number for e in events] == list(range(len(events)))
-    for required in ("response.reasoning_text.delta", "response.output_text.delta",
-                     "response.function_call_arguments.delta", "response.output_item.added",
-                     "response.output_item.done", "response.content_part.added"):
+    for required in (
+        "response.reasoning_text.delta",
+        "response.output_text.delta",
+        "response.function_call_arguments.delta",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.content_part.added",
+    ):
         assert required in kinds
     final = events[-1].response
     _check_output(final)

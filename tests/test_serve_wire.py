@@ -46,15 +46,22 @@ def test_llamacpp_recorded_streams_decode(name: str) -> None:
     assert [i for p in body for i in p.token_ids or ()] == [i for c in chunks for i in c["tokens"]]
     final = chunks[-1]
     assert end.completion_tokens == final["tokens_predicted"] and end.prompt_tokens == final["tokens_evaluated"]
-    expected = {"limit": ("length", None), "stop_word": ("stop", " Mar"), "n_probs": ("length", None),
-                "eos": ("stop", None)}[name]
+    expected = {
+        "limit": ("length", None),
+        "stop_word": ("stop", " Mar"),
+        "n_probs": ("length", None),
+        "eos": ("stop", None),
+    }[name]
     assert (end.finish_reason, end.stop_reason) == expected
     if name == "n_probs":
         entry = body[0].logprobs[0]
         raw = chunks[0]["completion_probabilities"][0]
-        assert entry == {"token": raw["token"], "logprob": raw["logprob"], "bytes": raw["bytes"],
-                         "top_logprobs": [{k: t[k] for k in ("token", "logprob", "bytes")} for t in
-                                          raw["top_logprobs"]][:2]}
+        assert entry == {
+            "token": raw["token"],
+            "logprob": raw["logprob"],
+            "bytes": raw["bytes"],
+            "top_logprobs": [{k: t[k] for k in ("token", "logprob", "bytes")} for t in raw["top_logprobs"]][:2],
+        }
     if name == "stop_word":  # the stop word's token arrives with its id and no text
         assert body[-1].text == "" and body[-1].token_ids == (2828,)
     if name == "eos":
@@ -72,9 +79,16 @@ def test_llamacpp_replay_encodes_the_recorded_shape() -> None:
 
 
 def test_llamacpp_body() -> None:
-    request = CompletionRequest("p", max_tokens=5, stop=("x",), seed=1, logprobs=0, keep_tokens=("<tool_call>",),
-                                sampling={"top_k": 3, "repetition_penalty": 1.1},
-                                constraint=Constraint("gbnf", 'root ::= "<tool_call>" x', ("<tool_call>",)))
+    request = CompletionRequest(
+        "p",
+        max_tokens=5,
+        stop=("x",),
+        seed=1,
+        logprobs=0,
+        keep_tokens=("<tool_call>",),
+        sampling={"top_k": 3, "repetition_penalty": 1.1},
+        constraint=Constraint("gbnf", 'root ::= "<tool_call>" x', ("<tool_call>",)),
+    )
     body = LlamacppWire().body(request, model=None)
     assert body["n_predict"] == 5 and body["n_probs"] == 1 and body["stream"] and body["return_tokens"]
     assert body["preserved_tokens"] == ["<tool_call>"] and body["repeat_penalty"] == 1.1
@@ -87,20 +101,42 @@ def test_llamacpp_body() -> None:
 def test_vllm_logprobs_and_held_finishes() -> None:
     request = CompletionRequest("p", n=2, logprobs=1)
     events = [
-        {"choices": [{"index": 0, "text": "Hi", "token_ids": [5], "prompt_token_ids": [1, 2, 3],
-                      "logprobs": {"tokens": ["Hi"], "token_logprobs": [-0.5], "top_logprobs": [{"Hi": -0.5, "Yo": -2}],
-                                   "text_offset": [0]}, "finish_reason": None}]},
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "text": "Hi",
+                    "token_ids": [5],
+                    "prompt_token_ids": [1, 2, 3],
+                    "logprobs": {
+                        "tokens": ["Hi"],
+                        "token_logprobs": [-0.5],
+                        "top_logprobs": [{"Hi": -0.5, "Yo": -2}],
+                        "text_offset": [0],
+                    },
+                    "finish_reason": None,
+                }
+            ]
+        },
         {"choices": [{"index": 1, "text": "Yo", "token_ids": [6], "finish_reason": "length", "stop_reason": None}]},
         {"choices": [{"index": 0, "text": "", "token_ids": [7], "finish_reason": "stop", "stop_reason": "END"}]},
         {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 3}},
     ]
     pieces = _decode(VllmWire(), request, events)
     assert [(p.index, p.text, p.token_ids) for p in pieces[:3]] == [(0, "Hi", (5,)), (1, "Yo", (6,)), (0, "", (7,))]
-    assert pieces[0].logprobs == ({"token": "Hi", "logprob": -0.5, "bytes": [72, 105],
-                                   "top_logprobs": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105]}]},)
+    assert pieces[0].logprobs == (
+        {
+            "token": "Hi",
+            "logprob": -0.5,
+            "bytes": [72, 105],
+            "top_logprobs": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105]}],
+        },
+    )
     ends = pieces[3:]
     assert [(p.index, p.finish_reason, p.stop_reason, p.completion_tokens) for p in ends] == [
-        (0, "stop", "END", 2), (1, "length", None, 1)]
+        (0, "stop", "END", 2),
+        (1, "length", None, 1),
+    ]
     assert ends[0].prompt_tokens == 3
     with pytest.raises(UpstreamError):
         _decode(VllmWire(), CompletionRequest("p"), events[:1])  # ended before the choice finished
@@ -126,8 +162,11 @@ def test_sglang_cumulative_and_incremental_are_the_same() -> None:
     for n, (t, i) in enumerate(steps, 1):
         text += t
         ids += i
-        meta = {"completion_tokens": len(ids), "prompt_tokens": 4,
-                "finish_reason": {"type": "stop", "matched": "</think>"} if n == len(steps) else None}
+        meta = {
+            "completion_tokens": len(ids),
+            "prompt_tokens": 4,
+            "finish_reason": {"type": "stop", "matched": "</think>"} if n == len(steps) else None,
+        }
         cumulative.append({"text": text, "output_ids": list(ids), "meta_info": meta})
         incremental.append({"text": t, "output_ids": i, "meta_info": meta})
     a = _decode(SglangWire(), CompletionRequest("p"), cumulative)
@@ -136,8 +175,11 @@ def test_sglang_cumulative_and_incremental_are_the_same() -> None:
     assert "".join(p.text for p in a) == "Hello you" and [i for p in a for i in p.token_ids or ()] == [1, 2, 3, 4, 5]
     assert (a[-1].finish_reason, a[-1].stop_reason, a[-1].completion_tokens) == ("stop", "</think>", 5)
     with pytest.raises(UpstreamError):
-        _decode(SglangWire(), CompletionRequest("p"),
-                [{"text": "", "output_ids": [], "meta_info": {"finish_reason": {"type": "abort", "message": "x"}}}])
+        _decode(
+            SglangWire(),
+            CompletionRequest("p"),
+            [{"text": "", "output_ids": [], "meta_info": {"finish_reason": {"type": "abort", "message": "x"}}}],
+        )
 
 
 def test_sampling_table() -> None:

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from support import cases, tokenizers
-
 from trisect import Parser
 from trisect.serve.app import create_app
 from trisect.serve.model import ServedModel
@@ -53,8 +52,13 @@ def replay_pieces(case: dict[str, Any]) -> tuple[ReplayPiece, ...]:
     return tuple(out)
 
 
-def served_model(reasoning: str | None, tools: str | None, tokenizer: Any = None, template: str = CHATML,
-                 names: tuple[str, ...] = ("test-model",)) -> ServedModel:
+def served_model(
+    reasoning: str | None,
+    tools: str | None,
+    tokenizer: Any = None,
+    template: str = CHATML,
+    names: tuple[str, ...] = ("test-model",),
+) -> ServedModel:
     parser = Parser(reasoning, tools, tokenizer=tokenizer)
     from trisect.formats import reasoning_format
 
@@ -77,7 +81,11 @@ class AppServer:
 
         self.service = service
         config = uvicorn.Config(
-            create_app(service, **app_options), host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+            create_app(service, **app_options),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
             workers=1,
         )
         self.server = uvicorn.Server(config)

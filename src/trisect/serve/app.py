@@ -77,8 +77,9 @@ def create_app(service: Service, *, api_key: str | None = None, max_body_bytes: 
         if expected is not None:
             given = request.headers.get("authorization", "").encode()
             if not hmac.compare_digest(given, expected):
-                raise APIError("invalid or missing API key (Authorization: Bearer …)", status=401,
-                               code="invalid_api_key")
+                raise APIError(
+                    "invalid or missing API key (Authorization: Bearer …)", status=401, code="invalid_api_key"
+                )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
             raise APIError(f"the request body exceeds {max_body_bytes} bytes", status=413)
@@ -126,11 +127,13 @@ def create_app(service: Service, *, api_key: str | None = None, max_body_bytes: 
         if expected is not None:
             given = request.headers.get("authorization", "").encode()
             if not hmac.compare_digest(given, expected):
-                raise APIError("invalid or missing API key (Authorization: Bearer …)", status=401,
-                               code="invalid_api_key")
+                raise APIError(
+                    "invalid or missing API key (Authorization: Bearer …)", status=401, code="invalid_api_key"
+                )
         created = int(time.time())
-        data = [{"id": name, "object": "model", "created": created, "owned_by": "trisect"} for name in
-                service.served.names]
+        data = [
+            {"id": name, "object": "model", "created": created, "owned_by": "trisect"} for name in service.served.names
+        ]
         return JSONResponse({"object": "list", "data": data})
 
     async def health(request: Request) -> Response:
@@ -151,6 +154,7 @@ def create_app(service: Service, *, api_key: str | None = None, max_body_bytes: 
         Route("/v1/models", guarded(models), methods=["GET"]),
         Route("/health", guarded(health), methods=["GET"]),
     ]
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield

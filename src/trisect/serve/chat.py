@@ -17,7 +17,6 @@ not finish), then sends ``data: {"error": …}`` and ``data: [DONE]``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 import uuid
@@ -26,7 +25,7 @@ from typing import Any
 
 from ..openai import ChatStream, chat_completion
 from .errors import APIError, from_exception
-from .upstream.base import CompletionPiece
+from .upstream.base import CompletionPiece, closing
 
 
 def sse(payload: Any) -> bytes:
@@ -94,7 +93,7 @@ async def stream_chunks(answer: Answer, source: AsyncIterator[CompletionPiece]) 
     finished = [False] * answer.n
     prompt_tokens: int | None = None
     try:
-        async with contextlib.aclosing(source) as pieces:
+        async with closing(source) as pieces:
             async for piece in pieces:
                 stream = streams[piece.index]
                 if piece.prompt_tokens is not None:
@@ -145,7 +144,7 @@ async def completion(answer: Answer, source: AsyncIterator[CompletionPiece]) -> 
     logprobs: list[list[Any]] = [[] for _ in range(answer.n)]
     finish: list[CompletionPiece | None] = [None] * answer.n
     prompt_tokens = 0
-    async with contextlib.aclosing(source) as pieces:
+    async with closing(source) as pieces:
         async for piece in pieces:
             i = piece.index
             texts[i].append(piece.text)

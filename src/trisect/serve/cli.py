@@ -42,10 +42,17 @@ def build_parser() -> argparse.ArgumentParser:
     srv = ap.add_argument_group("server")
     srv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     srv.add_argument("--port", type=int, default=8000)
-    srv.add_argument("--api-key", metavar="KEY", default=os.environ.get("TRISECT_API_KEY"),
-                     help="require Authorization: Bearer KEY (default: $TRISECT_API_KEY)")
-    srv.add_argument("--strict-tool-calling", action="store_true",
-                     help="constrain tool_choice=auto with the format's structural tag (vllm, sglang)")
+    srv.add_argument(
+        "--api-key",
+        metavar="KEY",
+        default=os.environ.get("TRISECT_API_KEY"),
+        help="require Authorization: Bearer KEY (default: $TRISECT_API_KEY)",
+    )
+    srv.add_argument(
+        "--strict-tool-calling",
+        action="store_true",
+        help="constrain tool_choice=auto with the format's structural tag (vllm, sglang)",
+    )
     srv.add_argument("--reasoning-field", choices=("reasoning", "reasoning_content"), default="reasoning")
     srv.add_argument("--max-body-bytes", type=int, default=8 * 1024 * 1024)
     srv.add_argument("--log-level", default="info")

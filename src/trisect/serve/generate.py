@@ -22,11 +22,10 @@ an error of one choice ends the whole stream with that ``UpstreamError``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-from .upstream.base import CompletionPiece, CompletionRequest, Upstream
+from .upstream.base import CompletionPiece, CompletionRequest, Upstream, closing
 
 _DONE = object()
 
@@ -35,17 +34,13 @@ async def pieces(
     upstream: Upstream, request: CompletionRequest, *, after_reasoning: tuple[str, ...] = ()
 ) -> AsyncIterator[CompletionPiece]:
     if request.n == 1 or (not upstream.fans_out and not after_reasoning):
-        source = (
-            _two_phase(upstream, request, after_reasoning) if after_reasoning else upstream.complete(request)
-        )
-        async with contextlib.aclosing(source) as stream:
+        source = _two_phase(upstream, request, after_reasoning) if after_reasoning else upstream.complete(request)
+        async with closing(source) as stream:
             async for piece in stream:
                 yield piece
         return
-    choices = [
-        replace(request, n=1, seed=None if request.seed is None else request.seed + i) for i in range(request.n)
-    ]
-    async with contextlib.aclosing(_merge(upstream, choices, after_reasoning)) as stream:
+    choices = [replace(request, n=1, seed=None if request.seed is None else request.seed + i) for i in range(request.n)]
+    async with closing(_merge(upstream, choices, after_reasoning)) as stream:
         async for piece in stream:
             yield piece
 
@@ -58,7 +53,7 @@ async def _merge(
     async def run(index: int, request: CompletionRequest) -> None:
         source = _two_phase(upstream, request, after_reasoning) if after_reasoning else upstream.complete(request)
         try:
-            async with contextlib.aclosing(source) as stream:
+            async with closing(source) as stream:
                 async for piece in stream:
                     await queue.put(replace(piece, index=index))
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
@@ -91,7 +86,7 @@ async def _two_phase(
     used = 0
     prompt_tokens: int | None = None
     marker: str | None = None
-    async with contextlib.aclosing(upstream.complete(first)) as stream:
+    async with closing(upstream.complete(first)) as stream:
         async for piece in stream:
             text.append(piece.text)
             used += len(piece.token_ids or ())
@@ -115,7 +110,7 @@ async def _two_phase(
         yield CompletionPiece(index=0, finish_reason="length", prompt_tokens=prompt_tokens, completion_tokens=used)
         return
     second = replace(request, prompt=request.prompt + "".join(text) + marker, max_tokens=left)
-    async with contextlib.aclosing(upstream.complete(second)) as stream:
+    async with closing(upstream.complete(second)) as stream:
         async for piece in stream:
             if piece.finish_reason is not None:
                 done = piece.completion_tokens

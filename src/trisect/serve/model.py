@@ -135,7 +135,9 @@ def load_model(
         except Exception:  # noqa: BLE001 - the model need not have a template of its own
             pass
     tok = None
-    tok_path = Path(tokenizer) if tokenizer else (path / "tokenizer.json" if path is not None and path.is_dir() else None)
+    tok_path = (
+        Path(tokenizer) if tokenizer else (path / "tokenizer.json" if path is not None and path.is_dir() else None)
+    )
     if tok_path is not None and tok_path.is_dir():
         tok_path = tok_path / "tokenizer.json"
     if tok_path is not None and tok_path.is_file():

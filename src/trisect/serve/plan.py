@@ -12,7 +12,7 @@ the same kwargs, so its initial state (thinking on or off) matches the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,8 +125,9 @@ def _response_format(value: Any) -> dict[str, Any] | None:
         if not isinstance(spec, Mapping) or not isinstance(spec.get("schema", {}), Mapping):
             raise APIError("response_format.json_schema must be an object with a schema", param="response_format")
         return {"type": "json_schema", "schema": dict(spec.get("schema") or {"type": "object"})}
-    raise APIError(f"response_format type {kind!r} is not supported (text, json_object, json_schema)",
-                   param="response_format")
+    raise APIError(
+        f"response_format type {kind!r} is not supported (text, json_object, json_schema)", param="response_format"
+    )
 
 
 def chat_plan(
@@ -167,8 +168,9 @@ def chat_plan(
     template_kwargs["continue_final_message"] = _boolean(body, "continue_final_message", False)
     if template_kwargs["add_generation_prompt"] and template_kwargs["continue_final_message"]:
         if "add_generation_prompt" in body and body["add_generation_prompt"] is not None:
-            raise APIError("add_generation_prompt and continue_final_message cannot both be true",
-                           param="continue_final_message")
+            raise APIError(
+                "add_generation_prompt and continue_final_message cannot both be true", param="continue_final_message"
+            )
         template_kwargs["add_generation_prompt"] = False  # continuing the final message implies no new turn
     if documents is not None:
         template_kwargs["documents"] = documents
@@ -193,8 +195,10 @@ def chat_plan(
         parser_options["tool_choice"] = tool_choice
         constrained = tool_choice == "required" or isinstance(tool_choice, Mapping)
         if constrained and kind not in CONSTRAINING:
-            raise APIError(f"tool_choice {tool_choice!r} needs a grammar, which the {kind} upstream cannot take",
-                           param="tool_choice")
+            raise APIError(
+                f"tool_choice {tool_choice!r} needs a grammar, which the {kind} upstream cannot take",
+                param="tool_choice",
+            )
     response_format = _response_format(body.get("response_format"))
     if response_format is not None and tools and tool_choice not in (None, "none", "auto"):
         raise APIError("response_format cannot be combined with a forced tool_choice", param="response_format")
@@ -237,5 +241,3 @@ def chat_plan(
         response_format=response_format,
         return_token_ids=_boolean(body, "return_token_ids", False),
     )
-
-

@@ -38,11 +38,35 @@ from .chat import Answer, completion, stream_chunks
 from .errors import APIError, from_exception
 from .upstream.base import CompletionPiece
 
-_IGNORED = {"store", "metadata", "user", "service_tier", "prompt_cache_key", "safety_identifier", "stream_options",
-            "prompt_cache_retention", "model", "stream"}
-_MAPPED = {"input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "max_output_tokens",
-           "temperature", "top_p", "text", "reasoning", "top_logprobs", "include", "truncation", "seed",
-           "chat_template_kwargs"}
+_IGNORED = {
+    "store",
+    "metadata",
+    "user",
+    "service_tier",
+    "prompt_cache_key",
+    "safety_identifier",
+    "stream_options",
+    "prompt_cache_retention",
+    "model",
+    "stream",
+}
+_MAPPED = {
+    "input",
+    "instructions",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "max_output_tokens",
+    "temperature",
+    "top_p",
+    "text",
+    "reasoning",
+    "top_logprobs",
+    "include",
+    "truncation",
+    "seed",
+    "chat_template_kwargs",
+}
 _STATEFUL = {"previous_response_id", "conversation", "background", "prompt", "context_management", "max_tool_calls"}
 _INCLUDES = {"message.output_text.logprobs", "reasoning.encrypted_content"}
 
@@ -164,9 +188,14 @@ def chat_body(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         chat["tool_choice"] = {"type": "function", "function": {"name": choice["name"]}}
     elif choice is not None:
         chat["tool_choice"] = choice
-    for name, target in (("parallel_tool_calls", "parallel_tool_calls"), ("max_output_tokens", "max_completion_tokens"),
-                         ("temperature", "temperature"), ("top_p", "top_p"), ("seed", "seed"),
-                         ("chat_template_kwargs", "chat_template_kwargs")):
+    for name, target in (
+        ("parallel_tool_calls", "parallel_tool_calls"),
+        ("max_output_tokens", "max_completion_tokens"),
+        ("temperature", "temperature"),
+        ("top_p", "top_p"),
+        ("seed", "seed"),
+        ("chat_template_kwargs", "chat_template_kwargs"),
+    ):
         if body.get(name) is not None:
             chat[target] = body[name]
     reasoning = body.get("reasoning") or {}
@@ -206,9 +235,15 @@ def chat_body(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _logprobs(entries: Any) -> list[dict[str, Any]]:
     return [
-        {"token": e["token"], "logprob": e["logprob"], "bytes": e.get("bytes") or [],
-         "top_logprobs": [{"token": t["token"], "logprob": t["logprob"], "bytes": t.get("bytes") or []}
-                          for t in e.get("top_logprobs") or ()]}
+        {
+            "token": e["token"],
+            "logprob": e["logprob"],
+            "bytes": e.get("bytes") or [],
+            "top_logprobs": [
+                {"token": t["token"], "logprob": t["logprob"], "bytes": t.get("bytes") or []}
+                for t in e.get("top_logprobs") or ()
+            ],
+        }
         for e in entries or ()
     ]
 
@@ -251,8 +286,10 @@ class ResponseFold:
         return out
 
     def start(self) -> list[dict[str, Any]]:
-        return [self._event("response.created", response=self.response("in_progress")),
-                self._event("response.in_progress", response=self.response("in_progress"))]
+        return [
+            self._event("response.created", response=self.response("in_progress")),
+            self._event("response.in_progress", response=self.response("in_progress")),
+        ]
 
     def _close(self, key: str) -> list[dict[str, Any]]:
         index = self.open.pop(key, None)
@@ -263,24 +300,50 @@ class ResponseFold:
         if item["type"] == "reasoning":
             part = item["content"][0]
             return [
-                self._event("response.reasoning_text.done", item_id=item["id"], output_index=index, content_index=0,
-                            text=part["text"]),
-                self._event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
-                            part=dict(part)),
+                self._event(
+                    "response.reasoning_text.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    text=part["text"],
+                ),
+                self._event(
+                    "response.content_part.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part=dict(part),
+                ),
                 self._event("response.output_item.done", output_index=index, item=_copy(item)),
             ]
         if item["type"] == "message":
             part = item["content"][0]
             return [
-                self._event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
-                            text=part["text"], logprobs=part["logprobs"]),
-                self._event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
-                            part=_copy(part)),
+                self._event(
+                    "response.output_text.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    text=part["text"],
+                    logprobs=part["logprobs"],
+                ),
+                self._event(
+                    "response.content_part.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part=_copy(part),
+                ),
                 self._event("response.output_item.done", output_index=index, item=_copy(item)),
             ]
         return [
-            self._event("response.function_call_arguments.done", item_id=item["id"], output_index=index,
-                        name=item["name"], arguments=item["arguments"]),
+            self._event(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=index,
+                name=item["name"],
+                arguments=item["arguments"],
+            ),
             self._event("response.output_item.done", output_index=index, item=_copy(item)),
         ]
 
@@ -293,12 +356,25 @@ class ResponseFold:
             shown["content"] = []
         events = [self._event("response.output_item.added", output_index=index, item=shown)]
         if item["type"] == "reasoning":
-            events.append(self._event("response.content_part.added", item_id=item["id"], output_index=index,
-                                      content_index=0, part={"type": "reasoning_text", "text": ""}))
+            events.append(
+                self._event(
+                    "response.content_part.added",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part={"type": "reasoning_text", "text": ""},
+                )
+            )
         elif item["type"] == "message":
-            events.append(self._event("response.content_part.added", item_id=item["id"], output_index=index,
-                                      content_index=0,
-                                      part={"type": "output_text", "text": "", "annotations": [], "logprobs": []}))
+            events.append(
+                self._event(
+                    "response.content_part.added",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part={"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+                )
+            )
         return index, events
 
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -318,45 +394,88 @@ class ResponseFold:
             reasoning = delta.get(self.answer.reasoning_field)
             if reasoning:
                 if "reasoning" not in self.open:
-                    _, added = self._add("reasoning", {"type": "reasoning", "id": "rs_" + _hex(), "summary": [],
-                                                       "content": [{"type": "reasoning_text", "text": ""}],
-                                                       "status": "in_progress"})
+                    _, added = self._add(
+                        "reasoning",
+                        {
+                            "type": "reasoning",
+                            "id": "rs_" + _hex(),
+                            "summary": [],
+                            "content": [{"type": "reasoning_text", "text": ""}],
+                            "status": "in_progress",
+                        },
+                    )
                     events += added
                 index = self.open["reasoning"]
                 self.items[index]["content"][0]["text"] += reasoning
-                events.append(self._event("response.reasoning_text.delta", item_id=self.items[index]["id"],
-                                          output_index=index, content_index=0, delta=reasoning))
+                events.append(
+                    self._event(
+                        "response.reasoning_text.delta",
+                        item_id=self.items[index]["id"],
+                        output_index=index,
+                        content_index=0,
+                        delta=reasoning,
+                    )
+                )
             content = delta.get("content")
             logprobs = _logprobs((choice.get("logprobs") or {}).get("content"))
             if content:
                 events += self._close("reasoning")
                 if "message" not in self.open:
-                    _, added = self._add("message", {
-                        "type": "message", "id": "msg_" + _hex(), "role": "assistant", "status": "in_progress",
-                        "content": [{"type": "output_text", "text": "", "annotations": [], "logprobs": []}]})
+                    _, added = self._add(
+                        "message",
+                        {
+                            "type": "message",
+                            "id": "msg_" + _hex(),
+                            "role": "assistant",
+                            "status": "in_progress",
+                            "content": [{"type": "output_text", "text": "", "annotations": [], "logprobs": []}],
+                        },
+                    )
                     events += added
                 index = self.open["message"]
                 part = self.items[index]["content"][0]
                 part["text"] += content
                 part["logprobs"] += logprobs
-                events.append(self._event("response.output_text.delta", item_id=self.items[index]["id"],
-                                          output_index=index, content_index=0, delta=content, logprobs=logprobs))
+                events.append(
+                    self._event(
+                        "response.output_text.delta",
+                        item_id=self.items[index]["id"],
+                        output_index=index,
+                        content_index=0,
+                        delta=content,
+                        logprobs=logprobs,
+                    )
+                )
             for call in delta.get("tool_calls") or ():
                 function = call.get("function") or {}
                 if call["index"] not in self.calls:
                     events += self._close("reasoning")
                     events += self._close("call")
-                    index, added = self._add("call", {
-                        "type": "function_call", "id": "fc_" + _hex(), "call_id": call.get("id") or "call_" + _hex(),
-                        "name": function.get("name") or "", "arguments": "", "status": "in_progress"})
+                    index, added = self._add(
+                        "call",
+                        {
+                            "type": "function_call",
+                            "id": "fc_" + _hex(),
+                            "call_id": call.get("id") or "call_" + _hex(),
+                            "name": function.get("name") or "",
+                            "arguments": "",
+                            "status": "in_progress",
+                        },
+                    )
                     self.calls[call["index"]] = index
                     events += added
                 index = self.calls[call["index"]]
                 arguments = function.get("arguments") or ""
                 if arguments:
                     self.items[index]["arguments"] += arguments
-                    events.append(self._event("response.function_call_arguments.delta",
-                                              item_id=self.items[index]["id"], output_index=index, delta=arguments))
+                    events.append(
+                        self._event(
+                            "response.function_call_arguments.delta",
+                            item_id=self.items[index]["id"],
+                            output_index=index,
+                            delta=arguments,
+                        )
+                    )
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
         return events
@@ -375,8 +494,11 @@ class ResponseFold:
         for key in sorted(self.open, key=self.open.__getitem__):
             events += self._close(key)
         events.append(self._event("error", code=str(error.status), message=error.message, param=error.param))
-        events.append(self._event("response.failed", response=self.response(
-            "failed", {"code": "server_error", "message": error.message})))
+        events.append(
+            self._event(
+                "response.failed", response=self.response("failed", {"code": "server_error", "message": error.message})
+            )
+        )
         return events
 
     def whole(self, chat: dict[str, Any]) -> dict[str, Any]:
@@ -385,8 +507,14 @@ class ResponseFold:
         message = choice["message"]
         delta = {k: v for k, v in message.items() if k not in ("role", "tool_calls")}
         delta["tool_calls"] = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or ())]
-        self.feed({"choices": [{"delta": delta, "logprobs": choice.get("logprobs"),
-                                "finish_reason": choice["finish_reason"]}], "usage": chat["usage"]})
+        self.feed(
+            {
+                "choices": [
+                    {"delta": delta, "logprobs": choice.get("logprobs"), "finish_reason": choice["finish_reason"]}
+                ],
+                "usage": chat["usage"],
+            }
+        )
         for key in list(self.open):
             self.items[self.open.pop(key)]["status"] = "completed"
         return self.response("incomplete" if self.finish_reason == "length" else "completed")

@@ -19,9 +19,12 @@ rejected the request itself).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
+
+T = TypeVar("T")
 
 ConstraintKind = Literal["json_schema", "gbnf", "lark", "structural_tag", "regex"]
 
@@ -99,3 +102,15 @@ class Upstream(Protocol):
     async def aclose(self) -> None:
         """Release connections / the embedded model."""
         ...
+
+
+@contextlib.asynccontextmanager
+async def closing(stream: AsyncIterator[T]) -> AsyncIterator[AsyncIterator[T]]:
+    """``async with closing(upstream.complete(r)) as pieces``: the stream is closed (``aclose()``,
+    which cancels the engine's work) however the block is left."""
+    try:
+        yield stream
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()

@@ -12,6 +12,9 @@ completions request for ``openai``. ``embedded`` is llama.cpp in-process: llama.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 KINDS = ("vllm", "sglang", "llamacpp", "embedded", "openai")
 
 # field -> {kind: the name on that kind's wire}
@@ -43,10 +46,10 @@ SAMPLING: dict[str, dict[str, str]] = {
 }
 
 
-def wire_sampling(kind: str, sampling: dict[str, object] | object) -> dict[str, object]:
+def wire_sampling(kind: str, sampling: Mapping[str, Any]) -> dict[str, Any]:
     """``sampling`` renamed for ``kind`` (fields the kind does not take were rejected before)."""
-    out: dict[str, object] = {}
-    for name, value in dict(sampling).items():  # type: ignore[call-overload]
+    out: dict[str, Any] = {}
+    for name, value in sampling.items():
         wire = SAMPLING.get(name, {}).get(kind)
         if wire is None:
             raise KeyError(f"{kind} does not take {name!r} (the server should have rejected it)")

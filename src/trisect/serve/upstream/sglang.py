@@ -144,7 +144,10 @@ class SglangWire(Wire):
         self, body: Mapping[str, Any], choices: Sequence[ReplayChoice], *, prompt_tokens: int
     ) -> Iterator[dict[str, Any]]:
         (replay,) = choices
-        text, ids, lps, tops = "", [], [], []
+        text = ""
+        ids: list[int] = []
+        lps: list[list[Any]] = []
+        tops: list[list[list[Any]]] = []
         for n, piece in enumerate(replay.pieces, 1):
             text += piece.text
             ids += piece.token_ids
@@ -165,8 +168,13 @@ class SglangWire(Wire):
                 meta["finish_reason"] = _finish(replay)
             yield {"text": text, "output_ids": list(ids), "meta_info": meta, "index": 0}
         if not replay.pieces:
-            meta = {"id": "replay", "finish_reason": _finish(replay), "prompt_tokens": prompt_tokens,
-                    "completion_tokens": 0, "cached_tokens": 0}
+            meta = {
+                "id": "replay",
+                "finish_reason": _finish(replay),
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": 0,
+                "cached_tokens": 0,
+            }
             yield {"text": "", "output_ids": [], "meta_info": meta, "index": 0}
 
 

@@ -202,7 +202,9 @@ class CompletionsWire(Wire):
                 entry: dict[str, Any] = {
                     "index": index,
                     "text": piece.text,
-                    "logprobs": chat_to_legacy(piece.logprobs, offsets[index]) if body.get("logprobs") is not None else None,
+                    "logprobs": chat_to_legacy(piece.logprobs, offsets[index])
+                    if body.get("logprobs") is not None
+                    else None,
                     "finish_reason": None,
                     "stop_reason": None,
                 }
@@ -246,9 +248,7 @@ class VllmWire(CompletionsWire):
 
     def body(self, request: CompletionRequest, *, model: str | None) -> dict[str, Any]:
         constraint = request.constraint
-        body = super().body(
-            CompletionRequest(**{**request.__dict__, "constraint": None}), model=model
-        )
+        body = super().body(CompletionRequest(**{**request.__dict__, "constraint": None}), model=model)
         body.setdefault("add_special_tokens", False)
         body["skip_special_tokens"] = False
         if request.token_ids:
