@@ -167,7 +167,8 @@ def test_imports_only_go_down(module: str) -> None:
         # the trisect command dispatches a subcommand to its shell's own command module
         # (``trisect serve`` -> ``trisect.serve.cli``); nothing else crosses into a shell
         dispatch = module.startswith("trisect.cli") and other is not None and dep == other + ".cli"
-        assert other is None or other == shell or dispatch, f"shell {shell or module} imports another shell's module {dep}"
+        crossing = f"shell {shell or module} imports another shell's module {dep}"
+        assert other is None or other == shell or dispatch, crossing
 
 
 def test_the_engine_imports_nothing_above_it() -> None:
