@@ -166,7 +166,8 @@ async def measure(engine: int, port: int, quick: bool) -> list[tuple[str, str, s
                 f"+{(per_proxy - per_direct) * 1e6:.1f} µs",
             )
         )
-        for streams in (1, 16, 256):
+    for streams in (1, 16, 256):
+        async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=300)) as client:
             per_stream = 64
             t = time.perf_counter()
             counts = await asyncio.gather(*(proxy(client, port, per_stream) for _ in range(streams)))

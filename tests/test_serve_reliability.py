@@ -266,3 +266,21 @@ def test_256_concurrent_streams_no_cross_talk_bounded_memory() -> None:
         # memory is bounded: after the first round (warm-up), another round of 256 streams adds
         # no more than a small constant (a leak of the streams' state would add megabytes)
         assert rss[1] - rss[0] < 20, rss
+
+
+def test_without_upstream_the_embedded_model_serves_or_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    import uvicorn
+
+    from trisect.serve import cli
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    if importlib.util.find_spec("trisect.serve.upstream.embedded") is None:
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["--chat-template", "{{ messages }}"])
+        assert "embedded model" in str(exit_.value) and "--upstream" in str(exit_.value)
+    else:  # the embedded upstream has landed: the command reaches it
+        from trisect.serve.upstream.embedded import EmbeddedUpstream  # type: ignore[import-not-found,unused-ignore]
+
+        assert callable(EmbeddedUpstream)

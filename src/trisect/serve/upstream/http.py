@@ -89,19 +89,31 @@ class HTTPUpstream:
         self._client = client or httpx.AsyncClient(
             headers=headers,
             timeout=httpx.Timeout(timeout, connect=connect_timeout),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            # idle connections expire before the engines' own keep-alive timeout (uvicorn's, vLLM's: 5 s)
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64, keepalive_expiry=4.0),
         )
 
     @property
     def token_ids(self) -> bool:
         return self.wire.token_ids
 
+    async def _open(self, url: str, body: dict[str, Any]) -> httpx.Response:
+        """Send the request; once more on a fresh connection when a pooled one turns out closed
+        before any answer came (the engine dropped an idle keep-alive connection as it was reused:
+        the engine never saw the request, so sending it again is safe)."""
+        request = self._client.build_request("POST", url, json=body)
+        try:
+            return await self._client.send(request, stream=True)
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+            return await self._client.send(self._client.build_request("POST", url, json=body), stream=True)
+
     async def complete(self, request: CompletionRequest) -> AsyncIterator[CompletionPiece]:
         body = self.wire.body(request, model=self.model)
         decoder = self.wire.decoder(request)
         url = self.base_url + self.wire.path
         try:
-            async with self._client.stream("POST", url, json=body) as response:
+            response = await self._open(url, body)
+            try:
                 if response.status_code >= 400:
                     message = _error_message(await response.aread())
                     raise UpstreamError(
@@ -117,6 +129,8 @@ class HTTPUpstream:
                         yield piece
                     if decoder.finished and not self.wire.done_sentinel:
                         break
+            finally:
+                await response.aclose()  # on cancellation too: closing the connection aborts the request
         except httpx.ConnectError as exc:
             raise UpstreamError(f"the upstream at {self.base_url} is unreachable: {exc}", status=503) from exc
         except httpx.TimeoutException as exc:
