@@ -1,0 +1,286 @@
+"""``detect(source)``: render, diff, confirm — then rank what confirmed, or synthesise.
+
+1. Render the template with the controlled conversations (``probe``).
+2. Diff the renders: the reasoning markers and each switch setting's prompt verdict, the
+   regions one and two tool calls render as (``evidence``).
+3. Confirm: every registered format is tried on every trial (``confirm``); only formats that
+   parse all of them back to the sentinels stay. The survivors are ranked by the documented
+   policy (``priority``); the chosen reasoning and tool formats are then tried together on a
+   turn that reasons and calls.
+4. When nothing registered confirms but the evidence isolates the structure, a format is built
+   from it (``synth``) and confirmed the same way. Otherwise the part is ``unknown``, with the
+   evidence detection has.
+
+Cost: a few dozen renders and, per registered format, one parse per trial (a few hundred
+characters each): tens of milliseconds per template, dominated by Jinja.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..engine.spec import FormatSpec
+from ..formats import all_formats
+from ..templates import ChatTemplate, load_template
+from . import confirm as c
+from . import probe as p
+from . import synth
+from .diff import Markers, middle
+from .evidence import ReasoningEvidence, ToolEvidence, ToolShape, reasoning_evidence, tool_evidence
+from .priority import REASONING_ORDER, TOOL_FAMILY_MARKERS, TOOL_ORDER, order
+from .result import CONFIRMED, NONE, SYNTHESISED, UNKNOWN, Detection, Part
+
+
+def detect(source: str | Path | ChatTemplate, *, formats: Iterable[FormatSpec] | None = None) -> Detection:
+    """The reasoning and tool-call formats a chat template implies.
+
+    ``source``: a Jinja template string, a ``.jinja`` / ``tokenizer_config.json`` /
+    ``chat_template.json`` path, a model directory, a GGUF file or a loaded ``ChatTemplate``.
+    ``formats``: the registered formats to choose from (default: every registered format).
+    Rendering needs jinja2 (the ``templates`` extra)."""
+    template = source if isinstance(source, ChatTemplate) else load_template(source)
+    catalogue = list(all_formats() if formats is None else formats)
+    reasoning_formats = [s for s in catalogue if s.kind == "reasoning" and s.terminals]
+    tool_formats = [s for s in catalogue if s.kind == "tools"]
+
+    probe = p.Probe.of(template)
+    markers = Markers(template.added_tokens)
+    rev = reasoning_evidence(probe, markers, _think_pairs(reasoning_formats))
+    tev = tool_evidence(probe, markers, template.eos_token)
+
+    stem = _stem(template)
+    tools_part = _tools(tev, tool_formats, probe, markers, stem)
+    reasoning_part = _reasoning(rev, reasoning_formats, probe, tools_part, markers, stem)
+    reasoning_part, tools_part, note = _together(rev, tev, probe, reasoning_part, tools_part, reasoning_formats)
+    evidence = (note,) if note else ()
+    return Detection(reasoning_part, tools_part, source=template.origin, evidence=evidence)
+
+
+def _stem(template: ChatTemplate) -> str:
+    """A name for synthesised formats: the template's file (or directory) name."""
+    origin = Path(template.origin) if template.origin and not template.origin.startswith("<") else None
+    if origin is None:
+        return "detected"
+    stem = origin.parent.name if origin.name in ("tokenizer_config.json", "chat_template.jinja") else origin.stem
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-").lower() or "detected"
+
+
+def _think_pairs(specs: Sequence[FormatSpec]) -> list[tuple[str, str]]:
+    pairs: dict[tuple[str, str], None] = {}
+    for spec in specs:
+        for start in spec.terminals.get("THINK_START", ()):
+            for end in spec.terminals.get("THINK_END", ()):
+                pairs[(start, end)] = None
+    return list(pairs)
+
+
+# ---------------------------------------------------------------------------- reasoning
+
+
+def _settings_note(rev: ReasoningEvidence) -> str:
+    return "prompt verdicts: " + ", ".join(f"{s.label} {s.verdict or 'undecided'}" for s in rev.settings)
+
+
+def _reasoning(
+    rev: ReasoningEvidence, specs: Sequence[FormatSpec], probe: p.Probe, tools: Part, markers: Markers, stem: str
+) -> Part:
+    if not rev.found:
+        if rev.switch:
+            changed = [s.label for s in rev.settings if s.prompt != rev.settings[0].prompt]
+            return Part(
+                UNKNOWN,
+                suggested=_suggest_reasoning(rev, specs),
+                evidence=(
+                    f"the generation prompt changes under {', '.join(changed)}, but no render shows a reasoning block",
+                ),
+            )
+        quiet = "no render shows a reasoning block and no switch changes the prompt"
+        return Part(NONE, confidence=1.0, evidence=(quiet,))
+    markers_note = f"reasoning markers {rev.start!r} … {rev.end!r}: {rev.source}"
+    trials = c.reasoning_trials(rev, probe)
+    passed = [s for s in specs if not c.failures(s, None, trials)]
+    tool_names = {tools.name, *(tools.spec.aliases if tools.spec else ())} - {None}
+    prompt = rev.settings[0].prompt if rev.settings else ""
+
+    def rank(spec: FormatSpec) -> tuple[int, int, int, tuple[int, str]]:
+        paired = spec.name in tool_names or bool(tool_names & set(spec.aliases))
+        sniff = sum(m in prompt for m in spec.turn_markers)
+        return (len(c.disagreements(spec, rev)), 0 if paired else 1, -sniff, order(spec.name, REASONING_ORDER))
+
+    evidence = (markers_note, _settings_note(rev))
+    if passed:
+        passed.sort(key=rank)
+        best = passed[0]
+        contradicted = c.disagreements(best, rev)
+        rendered = any("rendered" in t.label and t.reasoning for t in trials)
+        confidence = 1.0 if rendered and not contradicted else (0.9 if rendered else 0.8)
+        note = f"{best.name}: passed {len(trials)} trials"
+        if contradicted:
+            note += f"; its own initial state contradicts the prompt under {', '.join(contradicted)}"
+        return Part(
+            CONFIRMED,
+            best.name,
+            best,
+            confidence,
+            alternatives=tuple(s.name for s in passed[1:]),
+            trials=len(trials),
+            evidence=(*evidence, note),
+        )
+    built = synth.reasoning_format(rev, name=f"{stem}-reasoning", markers=markers)
+    if built is not None and not c.failures(built, None, trials):
+        return Part(
+            SYNTHESISED,
+            built.name,
+            built,
+            0.6,
+            trials=len(trials),
+            evidence=(*evidence, "no registered reasoning format passed every trial; synthesised from the markers"),
+        )
+    return Part(
+        UNKNOWN,
+        suggested=_suggest_reasoning(rev, specs),
+        trials=len(trials),
+        evidence=(*evidence, "no registered reasoning format passed every trial"),
+    )
+
+
+def _suggest_reasoning(rev: ReasoningEvidence, specs: Sequence[FormatSpec]) -> tuple[str, ...]:
+    text = "\n".join(s.prompt for s in rev.settings)
+    scored = []
+    for spec in specs:
+        strings = [m for markers in spec.terminals.values() for m in markers if len(m.strip()) >= 3]
+        hits = sum(m in text for m in strings)
+        if hits >= 2 and spec.terminals.get("THINK_END", ("",))[0] in text:
+            scored.append((-hits, spec.name))
+    return tuple(name for _h, name in sorted(scored)[:3])
+
+
+# ---------------------------------------------------------------------------- tools
+
+
+def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, markers: Markers, stem: str) -> Part:
+    with_tools, without = probe.prompt(tools=True).text, probe.prompt().text
+    if not tev.shapes:
+        if with_tools is not None and without is not None and with_tools != without:
+            told = middle(without, with_tools, markers)
+            return Part(
+                UNKNOWN,
+                suggested=_suggest_tools(told, specs),
+                evidence=("the prompt lists the tools, but no assistant turn renders a tool call", *tev.errors[:2]),
+            )
+        return Part(NONE, confidence=1.0, evidence=("the template neither lists tools nor renders tool calls",))
+    passed: list[tuple[FormatSpec, ToolShape]] = []
+    for spec in specs:
+        shape = next((sh for sh in tev.shapes if not c.failures(None, spec, c.tool_trials(sh.regions))), None)
+        if shape is not None:
+            passed.append((spec, shape))
+    prompt = with_tools or ""
+
+    def rank(entry: tuple[FormatSpec, ToolShape]) -> tuple[int, tuple[int, str]]:
+        spec = entry[0]
+        sniff = sum(m in prompt for m in TOOL_FAMILY_MARKERS.get(spec.name, ()))
+        return (-sniff, order(spec.name, TOOL_ORDER))
+
+    if passed:
+        passed.sort(key=rank)
+        best, shape = passed[0]
+        return Part(
+            CONFIRMED,
+            best.name,
+            best,
+            1.0,
+            alternatives=tuple(s.name for s, _sh in passed[1:]),
+            trials=len(shape.regions),
+            evidence=(_shown(shape, tev), f"{best.name}: passed {len(shape.regions)} trials"),
+            regions=shape.regions,
+        )
+    for shape in tev.shapes:
+        built = synth.tool_format(shape, markers, name=f"{stem}-tools")
+        if built is not None and not c.failures(None, built, c.tool_trials(shape.regions)):
+            return Part(
+                SYNTHESISED,
+                built.name,
+                built,
+                0.6,
+                trials=len(shape.regions),
+                evidence=(
+                    _shown(shape, tev),
+                    "no registered tool format passed every trial; synthesised from the call regions",
+                ),
+                regions=shape.regions,
+            )
+    return Part(
+        UNKNOWN,
+        suggested=_suggest_tools(tev.shapes[0].regions[0].text, specs),
+        trials=len(tev.shapes[0].regions),
+        evidence=(*(_shown(sh, tev) for sh in tev.shapes), "no registered tool format passed every trial"),
+    )
+
+
+def _shown(shape: ToolShape, tev: ToolEvidence) -> str:
+    text = f"tool calls render ({shape.label}) as {shape.regions[0].text!r}"
+    if len(shape.regions) < 2:
+        text += "; two calls do not render" + (f" ({tev.errors[-1]})" if tev.errors else "")
+    return text
+
+
+def _suggest_tools(text: str, specs: Sequence[FormatSpec]) -> tuple[str, ...]:
+    scored = []
+    for spec in specs:
+        strings = {m for markers in spec.terminals.values() for m in markers if len(m.strip()) >= 3}
+        hits = sum(m in text for m in strings)
+        if hits:
+            scored.append((-hits, spec.name))
+    return tuple(name for _h, name in sorted(scored)[:3])
+
+
+# ---------------------------------------------------------------------------- together
+
+
+def _together(
+    rev: ReasoningEvidence,
+    tev: ToolEvidence,
+    probe: p.Probe,
+    reasoning: Part,
+    tools: Part,
+    reasoning_formats: Sequence[FormatSpec],
+) -> tuple[Part, Part, str]:
+    """Check the two choices on one turn that reasons and calls; fall back along the ranking."""
+    if tools.spec is None:
+        return reasoning, tools, ""
+    trial = c.combined_trial(rev, tools.regions, tev, probe)
+    if trial is None:
+        return reasoning, tools, ""
+    if c.passes(reasoning.spec, tools.spec, trial):
+        return reasoning, tools, f"{reasoning.name or 'no reasoning'} + {tools.name}: passed {trial.label!r}"
+    if reasoning.status == CONFIRMED:
+        by_name = {s.name: s for s in reasoning_formats}
+        for name in reasoning.alternatives:
+            spec = by_name[name]
+            if c.passes(spec, tools.spec, trial):
+                rest = tuple(n for n in reasoning.alternatives if n != name)
+                chosen = Part(
+                    CONFIRMED,
+                    name,
+                    spec,
+                    reasoning.confidence,
+                    alternatives=rest,
+                    trials=reasoning.trials,
+                    evidence=(*reasoning.evidence, f"{reasoning.name} fails with {tools.name} on {trial.label!r}"),
+                )
+                return chosen, tools, f"{name} + {tools.name}: passed {trial.label!r}"
+    lowered = Part(
+        tools.status,
+        tools.name,
+        tools.spec,
+        min(tools.confidence, 0.5),
+        tools.alternatives,
+        tools.trials,
+        (*tools.evidence, f"with {reasoning.name or 'no reasoning'} it fails {trial.label!r}"),
+    )
+    return reasoning, lowered, f"{reasoning.name or 'no reasoning'} + {tools.name}: failed {trial.label!r}"
+
+
+__all__ = ["CONFIRMED", "NONE", "SYNTHESISED", "UNKNOWN", "detect"]

@@ -1,0 +1,127 @@
+"""``Detection``: the formats a chat template implies, how sure detection is, and why.
+
+Each of the two parts (reasoning, tools) has a status:
+
+* ``confirmed``: a registered format parsed every trial back to the sentinels;
+* ``synthesised``: no registered format did, but the renders isolated the structure and a format
+  built from it passed every trial (``spec`` holds it; ``--emit-toml`` writes it);
+* ``none``: the template shows no reasoning / renders no tool calls and reads no tools;
+* ``unknown``: the template shows there is something (a thinking switch, a tool prompt, markers)
+  but no format confirmed: detection says so rather than guess.
+
+``confidence`` is the lower of the two parts': 1.0 confirmed on rendered turns (or ``none``),
+0.9 confirmed but the format's own initial state contradicts some prompt (it needs the prompt
+to be right), 0.8 confirmed only on outputs built from the markers (the template renders no
+reasoning turn), 0.6 synthesised, 0.0 unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.spec import FormatSpec
+
+CONFIRMED = "confirmed"
+SYNTHESISED = "synthesised"
+NONE = "none"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Part:
+    """The detection of one of the two formats."""
+
+    status: str
+    name: str | None = None
+    spec: FormatSpec | None = None
+    confidence: float = 0.0
+    alternatives: tuple[str, ...] = ()  # other formats that passed every trial, best first
+    trials: int = 0
+    evidence: tuple[str, ...] = ()
+    suggested: tuple[str, ...] = ()  # unknown: registered formats whose markers the template mentions
+    regions: tuple[Any, ...] = ()  # tools: the call regions the format was confirmed on
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "confidence": self.confidence,
+            "alternatives": list(self.alternatives),
+            "trials": self.trials,
+            "suggested": list(self.suggested),
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What ``trisect.detect(source)`` found. ``reasoning`` / ``tools``: format names (``None``:
+    none, or unknown: see ``reasoning_status`` / ``tools_status``); ``parser()`` builds the
+    ``Parser`` (synthesised formats included)."""
+
+    reasoning_part: Part
+    tools_part: Part
+    source: str = ""
+    evidence: tuple[str, ...] = field(default=())
+
+    @property
+    def reasoning(self) -> str | None:
+        return self.reasoning_part.name
+
+    @property
+    def tools(self) -> str | None:
+        return self.tools_part.name
+
+    @property
+    def reasoning_status(self) -> str:
+        return self.reasoning_part.status
+
+    @property
+    def tools_status(self) -> str:
+        return self.tools_part.status
+
+    @property
+    def reasoning_spec(self) -> FormatSpec | None:
+        return self.reasoning_part.spec
+
+    @property
+    def tools_spec(self) -> FormatSpec | None:
+        return self.tools_part.spec
+
+    @property
+    def confidence(self) -> float:
+        return min(self.reasoning_part.confidence, self.tools_part.confidence)
+
+    @property
+    def unknown(self) -> bool:
+        return UNKNOWN in (self.reasoning_status, self.tools_status)
+
+    def parser(self, **kwargs: Any) -> Any:
+        """``Parser(reasoning=…, tools=…)`` for the detected formats (an unknown part is left out)."""
+        from ..parser import Parser
+
+        return Parser(reasoning=self.reasoning_spec, tools=self.tools_spec, **kwargs)
+
+    def vllm_flags(self) -> list[str]:
+        """The ``vllm serve`` flags the detection implies (registered formats only)."""
+        flags: list[str] = []
+        if self.reasoning_status == CONFIRMED and self.reasoning:
+            flags += ["--reasoning-parser", self.reasoning]
+        if self.tools_status == CONFIRMED and self.tools:
+            flags += ["--tool-call-parser", self.tools, "--enable-auto-tool-choice"]
+        return flags
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "reasoning": self.reasoning_part.to_dict(),
+            "tools": self.tools_part.to_dict(),
+            "confidence": self.confidence,
+            "vllm_flags": " ".join(self.vllm_flags()),
+            "evidence": list(self.evidence),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
