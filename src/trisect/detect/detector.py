@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..engine.spec import FormatSpec
@@ -250,6 +251,8 @@ def _together(
     """Check the two choices on one turn that reasons and calls; fall back along the ranking."""
     if tools.spec is None:
         return reasoning, tools, ""
+    if tools.status == SYNTHESISED and reasoning.spec is not None:
+        tools = replace(tools, spec=synth.align(tools.spec, reasoning.spec))
     trial = c.combined_trial(rev, tools.regions, tev, probe)
     if trial is None:
         return reasoning, tools, ""

@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
-from ..codecs import JsonArgsCodec, JsonEnvelope
+from ..codecs import JsonArgsCodec, JsonEnvelope, XmlParams
 from ..engine.options import StreamOptions
 from ..engine.spec import ARGS_DONE, CONTENT, Act, FormatSpec, Region, rules
 from ..formats._json_tools import listed, wrapped
@@ -310,7 +311,7 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
         opens=opens,
         block=block,
         call=call,
-        bare=block is None and call is None,
+        bare=block is None,  # a call element the model may leave out (recovery, as the catalogue does)
         special=special,
         stray_end=True,
         names=Quote.OPTIONAL if name_quote else Quote.NONE,
@@ -324,3 +325,33 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
 def describe(spec: FormatSpec) -> Mapping[str, Any]:
     """The markers of a synthesised format, for the evidence."""
     return {terminal: list(strings) for terminal, strings in spec.terminals.items()}
+
+
+def align(spec: FormatSpec, other: FormatSpec | None) -> FormatSpec:
+    """``spec`` with its terminals renamed after ``other``'s where both declare the same marker,
+    so that ``combine(other, spec)`` sees one terminal (Mistral's reasoning format declares
+    ``[TOOL_CALLS]`` as ``TOOL_CALLS``; a synthesised tool format calls it ``CALL_START``)."""
+    if other is None:
+        return spec
+    theirs = {markers: name for name, markers in other.terminals.items()}
+    rename = {name: theirs[markers] for name, markers in spec.terminals.items() if markers in theirs}
+    rename = {a: b for a, b in rename.items() if a != b and b not in spec.terminals}
+    if not rename:
+        return spec
+    codec = spec.codec
+    if isinstance(codec, XmlParams):
+        codec = replace(
+            codec,
+            param_start=rename.get(codec.param_start, codec.param_start),
+            param_end=rename.get(codec.param_end, codec.param_end),
+        )
+    table = {
+        (state, rename.get(terminal, terminal)): rule for (state, terminal), rule in spec.table.items()
+    }
+    return replace(
+        spec,
+        terminals={rename.get(n, n): m for n, m in spec.terminals.items()},
+        special=frozenset(rename.get(n, n) for n in spec.special),
+        table=table,
+        codec=codec,
+    )
