@@ -5,6 +5,7 @@
     trisect formats
     trisect demo [--delay SECONDS]
     trisect serve [--upstream URL --upstream-kind KIND] [--model …] (``trisect serve --help``)
+    trisect detect PATH [--flags]
     trisect --version
 
 A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
@@ -28,6 +29,7 @@ from ..formats import hf, load_format
 from ..grammar import grammar_support
 from ..message.types import MessageBuilder
 from ..parser import Parser, formats
+from .detect import add_parser as add_detect
 from .examples import EXAMPLES, WEATHER_TOOLS
 
 
@@ -223,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("serve_args", nargs=argparse.REMAINDER, help="see trisect serve --help")
     s.set_defaults(func=cmd_serve)
+    add_detect(sub)
     return ap
 
 

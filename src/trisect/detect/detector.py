@@ -125,7 +125,8 @@ def _reasoning(
             best.name,
             best,
             confidence,
-            alternatives=tuple(s.name for s in passed[1:]),
+            alternatives=tuple(s.name for s in passed[1:] if rank(s)[:2] == rank(best)[:2]),
+            passed=tuple(s.name for s in passed),
             trials=len(trials),
             evidence=(*evidence, note),
         )
@@ -193,6 +194,7 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
             best,
             1.0,
             alternatives=tuple(s.name for s, _sh in passed[1:]),
+            passed=tuple(s.name for s, _sh in passed),
             trials=len(shape.regions),
             evidence=(_shown(shape, tev), f"{best.name}: passed {len(shape.regions)} trials"),
             regions=shape.regions,
@@ -264,24 +266,18 @@ def _together(
             spec = by_name[name]
             if c.passes(spec, tools.spec, trial):
                 rest = tuple(n for n in reasoning.alternatives if n != name)
-                chosen = Part(
-                    CONFIRMED,
-                    name,
-                    spec,
-                    reasoning.confidence,
+                chosen = replace(
+                    reasoning,
+                    name=name,
+                    spec=spec,
                     alternatives=rest,
-                    trials=reasoning.trials,
                     evidence=(*reasoning.evidence, f"{reasoning.name} fails with {tools.name} on {trial.label!r}"),
                 )
                 return chosen, tools, f"{name} + {tools.name}: passed {trial.label!r}"
-    lowered = Part(
-        tools.status,
-        tools.name,
-        tools.spec,
-        min(tools.confidence, 0.5),
-        tools.alternatives,
-        tools.trials,
-        (*tools.evidence, f"with {reasoning.name or 'no reasoning'} it fails {trial.label!r}"),
+    lowered = replace(
+        tools,
+        confidence=min(tools.confidence, 0.5),
+        evidence=(*tools.evidence, f"with {reasoning.name or 'no reasoning'} it fails {trial.label!r}"),
     )
     return reasoning, lowered, f"{reasoning.name or 'no reasoning'} + {tools.name}: failed {trial.label!r}"
 

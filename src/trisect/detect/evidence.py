@@ -28,7 +28,7 @@ Cost: a few dozen renders (``probe``) and linear diffs of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,17 +138,24 @@ def _strip_probe(probe: p.Probe, pairs: Iterable[tuple[str, str]]) -> tuple[str,
 
 
 def _instructed(prompt: str, pairs: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
-    """A known marker pair the prompt itself writes, opener before closer (Magistral's system
+    """A registered marker pair the prompt itself writes, opener before closer (Magistral's system
     prompt: ``[THINK]Your thoughts…[/THINK]Here, provide a self-contained response.``)."""
     for start, end in pairs:
         at = prompt.find(start)
-        if at >= 0 and prompt.find(end, at + len(start)) > at:
+        close = prompt.find(end, at + len(start)) if at >= 0 else -1
+        if close > at and p.USER not in prompt[at:close] and not _wraps_turns(prompt, start, end):
             return start, end
     return None
 
 
+def _wraps_turns(prompt: str, start: str, end: str) -> bool:
+    """Is the pair the template's turn markup (``[INST]`` … ``[/INST]`` around the user's turn)?"""
+    tail = prompt[prompt.find(p.USER) - len(start) - 8 :] if p.USER in prompt else ""
+    return start in tail or end in tail
+
+
 def reasoning_evidence(
-    probe: p.Probe, markers: Markers, catalogue_pairs: Iterable[tuple[str, str]]
+    probe: p.Probe, markers: Markers, catalogue_pairs: Sequence[tuple[str, str]]
 ) -> ReasoningEvidence:
     ev = ReasoningEvidence()
     prompts: list[tuple[str, Mapping[str, Any], str]] = []
@@ -184,6 +191,7 @@ def reasoning_evidence(
                 ev.start, ev.end = stripped
                 ev.source = "the template strips this pair, and the reasoning between, from an answer"
         if not ev.found and prompts and prompts[0][0] == "default":
+            # only pairs registered formats use: system prompts also write <ROLE>…</ROLE> sections
             told = _instructed(prompts[0][2], catalogue_pairs)
             if told is not None:
                 ev.start, ev.end = told

@@ -37,7 +37,10 @@ class Part:
     name: str | None = None
     spec: FormatSpec | None = None
     confidence: float = 0.0
-    alternatives: tuple[str, ...] = ()  # other formats that passed every trial, best first
+    # other formats that passed every trial and rank level with this one until sniffing or the
+    # documented order (``priority``) broke the tie, best first
+    alternatives: tuple[str, ...] = ()
+    passed: tuple[str, ...] = ()  # every registered format that passed every trial, best first
     trials: int = 0
     evidence: tuple[str, ...] = ()
     suggested: tuple[str, ...] = ()  # unknown: registered formats whose markers the template mentions
@@ -49,6 +52,7 @@ class Part:
             "status": self.status,
             "confidence": self.confidence,
             "alternatives": list(self.alternatives),
+            "passed": list(self.passed),
             "trials": self.trials,
             "suggested": list(self.suggested),
             "evidence": list(self.evidence),
