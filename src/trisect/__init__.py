@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from .detect import Detection, detect
 from .engine.events import (
     ContentText,
     Event,
@@ -39,6 +40,7 @@ __all__ = [
     "Act",
     "ContentText",
     "Delta",
+    "Detection",
     "Event",
     "FormatError",
     "FormatSpec",
@@ -62,6 +64,7 @@ __all__ = [
     "ToolSchemaError",
     "TrisectError",
     "combine",
+    "detect",
     "format_from_toml",
     "formats",
     "load_format",

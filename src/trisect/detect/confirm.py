@@ -70,9 +70,10 @@ def reasoning_trials(ev: ReasoningEvidence, probe: p.Probe) -> list[Trial]:
         plain = probe.turn(p.assistant(content=p.CONTENT), kwargs=s.kwargs).text
         if plain is not None and plain.startswith(s.prompt) and p.CONTENT in plain[len(s.prompt) :]:
             out = _answer_end(plain[len(s.prompt) :])
-            if s.verdict == OPEN and (ev.end or "") not in out:
-                continue  # the final turn rendered as a prefill of the open block, not as an output
-            trials.append(Trial(f"{s.label}: rendered answer turn", out, s.prompt, s.kwargs, ""))
+            # after a prompt that left the block open, a final turn without the closer is the
+            # template continuing that block (a prefill), not an output
+            if s.verdict != OPEN or (ev.end or "") in out:
+                trials.append(Trial(f"{s.label}: rendered answer turn", out, s.prompt, s.kwargs, ""))
         built = None if rendered_here else _built(ev, s.verdict)
         if built is not None:
             out, reasoning = built
@@ -118,6 +119,9 @@ def passes(reasoning: FormatSpec | None, tools: FormatSpec | None, trial: Trial)
 
 
 def failures(reasoning: FormatSpec | None, tools: FormatSpec | None, trials: Sequence[Trial]) -> list[str]:
+    """The trials the formats fail; no trials at all is a failure (nothing was confirmed)."""
+    if not trials:
+        return ["no trial"]
     return [t.label for t in trials if not passes(reasoning, tools, t)]
 
 

@@ -125,7 +125,7 @@ def _reasoning(
             best.name,
             best,
             confidence,
-            alternatives=tuple(s.name for s in passed[1:] if rank(s)[:2] == rank(best)[:2]),
+            alternatives=tuple(s.name for s in passed[1:] if rank(s)[:1] == rank(best)[:1]),
             passed=tuple(s.name for s in passed),
             trials=len(trials),
             evidence=(*evidence, note),

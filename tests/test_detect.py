@@ -1,0 +1,255 @@
+"""trisect.detect: every template in tests/data/templates names the formats its model card or
+vLLM's documentation gives (tests/data/detect/expected.json says which, and where from), each
+decided by rendering; thinking on and off; unknown rather than a wrong name; every source kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trisect
+from trisect.detect import CONFIRMED, NONE, UNKNOWN, Detection, detect
+from trisect.formats import all_formats, reasoning_format, tool_format
+from trisect.templates import load_template
+from trisect.templates.gguf import write_metadata
+
+DATA = Path(__file__).parent / "data"
+TEMPLATES = DATA / "templates"
+EXPECTED: dict[str, Any] = json.loads((DATA / "detect" / "expected.json").read_text(encoding="utf-8"))
+
+
+def _names(spec: trisect.FormatSpec | None) -> set[str]:
+    return {spec.name, *spec.aliases} if spec is not None else set()
+
+
+_CACHE: dict[str, Detection] = {}
+
+
+def detected(name: str) -> Detection:
+    if name not in _CACHE:
+        _CACHE[name] = detect(TEMPLATES / name)
+    return _CACHE[name]
+
+
+def test_every_template_has_an_expectation() -> None:
+    assert sorted(EXPECTED["templates"]) == sorted(p.name for p in TEMPLATES.glob("*.jinja"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["templates"]))
+def test_detect_names_the_documented_formats(name: str) -> None:
+    want = EXPECTED["templates"][name]
+    d = detected(name)
+    for kind, part in (("reasoning", d.reasoning_part), ("tools", d.tools_part)):
+        expected = want[kind]
+        if kind in want.get("renders_none", ()):
+            # the template never renders this part: unknown, never some other name
+            assert part.status == UNKNOWN and part.name is None, (kind, part)
+            assert expected in part.suggested or kind == "reasoning", (kind, part.suggested)
+        elif expected is None:
+            assert part.status == NONE and part.name is None, (kind, part)
+        else:
+            assert part.status == CONFIRMED, (kind, part)
+            assert expected in _names(part.spec), (kind, part.name, expected)
+            assert part.trials > 0  # decided by parsing what the template rendered
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["published_forms"]))
+def test_published_templates_without_llama_cpps_thinking_switch(name: str) -> None:
+    form = EXPECTED["published_forms"][name]
+    source = (TEMPLATES / name).read_text(encoding="utf-8")
+    assert form["remove"] in source
+    d = detect(source.replace(form["remove"], ""))
+    assert d.reasoning == form["reasoning"] and form["tools"] in _names(d.tools_spec)
+
+
+def test_vllm_flags() -> None:
+    assert detected("deepseek-ai-DeepSeek-V3.1.jinja").vllm_flags() == [
+        "--reasoning-parser",
+        "deepseek_v3",
+        "--tool-call-parser",
+        "deepseek_v31",
+        "--enable-auto-tool-choice",
+    ]
+    assert detected("Qwen-Qwen2.5-7B-Instruct.jinja").vllm_flags() == [
+        "--tool-call-parser",
+        "hermes",
+        "--enable-auto-tool-choice",
+    ]
+    assert detected("ibm-granite-granite-3.3-2B-Instruct.jinja").vllm_flags() == []
+
+
+def test_markers_built_by_concatenation_are_found_by_rendering() -> None:
+    """DeepSeek-V3.2's template spells its DSML markers as dsml_token + 'invoke name=…'."""
+    source = (TEMPLATES / "deepseek-ai-DeepSeek-V3.2.jinja").read_text(encoding="utf-8")
+    assert "<｜DSML｜invoke" not in source and "'｜DSML｜'" in source
+    assert detected("deepseek-ai-DeepSeek-V3.2.jinja").tools == "deepseek_v32"
+
+
+# ---------------------------------------------------------------------- thinking on and off
+
+# (template, request kwargs that turn thinking on, kwargs that leave it off), per the template
+SWITCHED = [
+    ("Qwen-Qwen3-0.6B.jinja", {"enable_thinking": True}, {"enable_thinking": False}),
+    ("Qwen-Qwen3-0.6B.jinja", {}, {"enable_thinking": False}),
+    ("deepseek-ai-DeepSeek-V3.1.jinja", {"thinking": True}, {"thinking": False}),
+    ("deepseek-ai-DeepSeek-V3.1.jinja", {"thinking": True}, {}),
+    ("deepseek-ai-DeepSeek-V3.2.jinja", {"thinking": True}, {}),
+    ("GLM-4.6.jinja", {}, {"enable_thinking": False}),
+    ("GLM-4.7-Flash.jinja", {}, {"enable_thinking": False}),
+    ("Qwen-QwQ-32B.jinja", {"enable_thinking": True}, {}),
+    ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", {"enable_thinking": True}, {}),
+    ("deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja", {}, None),  # the prompt always opens the block
+    ("MiniMax-M2.jinja", {}, None),
+]
+USER = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+@pytest.mark.parametrize(("name", "on", "off"), SWITCHED)
+def test_thinking_on_and_off_with_and_without_the_prompt(
+    name: str, on: dict[str, Any], off: dict[str, Any] | None
+) -> None:
+    """The detected parser reads what the model writes after the template's own prompt, whether
+    the engine passes that prompt (trisect serve) or not (vLLM's parsers read only the switch)."""
+    template = load_template(TEMPLATES / name)
+    parser = detected(name).parser()
+    prompt = template.render(USER, add_generation_prompt=True, **on)
+    opened = prompt.rstrip().endswith("<think>")
+    output = ("" if opened else "<think>") + "Let me look it up.</think>\n\nIt is sunny."
+    for prompt_text in (prompt, None):
+        msg = parser.parse(output, prompt_text=prompt_text, chat_template_kwargs=on)
+        assert (msg.reasoning, msg.content) == ("Let me look it up.", "It is sunny."), prompt_text
+    if off is not None:
+        prompt = template.render(USER, add_generation_prompt=True, **off)
+        for prompt_text in (prompt, None):
+            msg = parser.parse("It is sunny.", prompt_text=prompt_text, chat_template_kwargs=off)
+            assert (msg.reasoning, msg.content) == (None, "It is sunny."), prompt_text
+
+
+def test_a_format_that_needs_the_prompt_is_confirmed_with_lower_confidence() -> None:
+    """The QwQ copy: deepseek_r1 also parses every render given the prompt, but its own initial
+    state (always reasoning) contradicts the prompt that closed the block, so it ranks lower."""
+    part = detected("Qwen-QwQ-32B.jinja").reasoning_part
+    assert part.name == "deepseek_v3" and "deepseek_r1" in part.passed and "deepseek_r1" not in part.alternatives
+
+
+# ---------------------------------------------------------------------- unknown, never wrong
+
+TOY = """{%- for m in messages -%}
+{%- if m.role == 'user' -%}<<user>>{{ m.content }}<<end>>
+{%- elif m.role == 'assistant' -%}<<model>>{{ m.content }}
+{%- for c in m.tool_calls or [] -%}
+CALL {{ c.function.name }} WITH{% for k, v in c.function.arguments.items() %} {{ k }}:{{ v }};{% endfor %}
+
+{%- endfor -%}<<end>>
+{%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}<<model>>{%- endif -%}"""
+
+
+def test_an_unsupported_family_is_unknown_with_its_evidence() -> None:
+    """A family no format and no builder covers (arguments as `key:value;` after CALL … WITH)."""
+    d = detect(TOY)
+    assert d.tools_status == UNKNOWN and d.tools is None and d.tools_spec is None
+    assert d.reasoning_status == NONE
+    assert d.unknown and d.confidence == 0.0 and d.vllm_flags() == []
+    assert any("CALL zq_alpha WITH" in e for e in d.tools_part.evidence)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Kimi-K2-Instruct.jinja", "tools"),  # the name region carries the call index: functions.NAME:0
+        ("GLM-4.7-Flash.jinja", "tools"),  # keys and values in separate tags: no builder for that
+        ("openai-gpt-oss-120b.jinja", "tools"),  # Harmony headers need Python
+        ("openai-gpt-oss-120b.jinja", "reasoning"),
+        ("meta-llama-Llama-3.1-8B-Instruct.jinja", "tools"),  # a bare envelope: nothing marks a call
+        ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "tools"),  # a JSON list with call ids
+    ],
+)
+def test_a_family_removed_from_the_catalogue_that_no_builder_rebuilds_is_unknown(name: str, kind: str) -> None:
+    first = detected(name)
+    part = first.reasoning_part if kind == "reasoning" else first.tools_part
+    formats = [f for f in all_formats() if not (f.kind == kind and f.name in part.passed)]
+    d = detect(TEMPLATES / name, formats=formats)
+    again = d.reasoning_part if kind == "reasoning" else d.tools_part
+    assert again.status == UNKNOWN and again.name is None and again.spec is None
+
+
+def test_granite_33_is_unknown_and_says_what_its_prompt_asks_for() -> None:
+    d = detected("ibm-granite-granite-3.3-2B-Instruct.jinja")
+    assert "thinking=true" in d.reasoning_part.evidence[0]
+    assert d.tools_part.suggested[0] == "granite"  # its prompt asks for <|tool_call|> and a JSON list
+
+
+# ---------------------------------------------------------------------- sources
+
+
+def test_every_source_kind(tmp_path: Path) -> None:
+    text = (TEMPLATES / "Qwen-Qwen3-0.6B.jinja").read_text(encoding="utf-8")
+    config = {"chat_template": text, "eos_token": "<|im_end|>", "added_tokens_decoder": {}}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "chat_template.jinja").write_text(text, encoding="utf-8")
+    gguf = tmp_path / "m.gguf"
+    tokens = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<tool_call>", "</tool_call>"]
+    write_metadata(
+        gguf,
+        {
+            "general.architecture": "qwen3",
+            "tokenizer.ggml.tokens": tokens,
+            "tokenizer.ggml.token_type": [3] * 3 + [4] * 4,
+            "tokenizer.ggml.eos_token_id": 2,
+            "tokenizer.chat_template": text,
+        },
+    )
+    for source in (text, TEMPLATES / "Qwen-Qwen3-0.6B.jinja", tmp_path / "tokenizer_config.json", model, gguf):
+        d = detect(source)
+        assert (d.reasoning, d.tools) == ("qwen3", "hermes"), source
+    assert detect(load_template(gguf)).tools == "hermes"
+
+
+def test_the_detection_as_json() -> None:
+    data = json.loads(detected("Qwen-Qwen3-0.6B.jinja").to_json())
+    assert data["reasoning"]["name"] == "qwen3" and data["tools"]["name"] == "hermes"
+    assert data["vllm_flags"] == "--reasoning-parser qwen3 --tool-call-parser hermes --enable-auto-tool-choice"
+    assert data["reasoning"]["status"] == "confirmed" and data["confidence"] == 1.0
+
+
+def test_trisect_detect_is_public() -> None:
+    assert trisect.detect is detect and "detect" in trisect.__all__
+
+
+# ---------------------------------------------------------------------- the tie-break policy
+
+
+def test_ties_are_broken_by_family_then_documented_order() -> None:
+    granite = detected("ibm-granite-granite-4.0.jinja").tools_part
+    assert granite.name == "granite4" and {"hermes", "ernie45"} <= set(granite.alternatives)
+    hermes = detected("Qwen-Qwen2.5-7B-Instruct.jinja").tools_part
+    assert hermes.name == "hermes" and "granite4" in hermes.alternatives
+    kimi = detected("Kimi-K2-Thinking.jinja").reasoning_part  # paired with the kimi_k2 tool format
+    assert kimi.name == "kimi_k2" and "qwen3" in kimi.alternatives
+    glm = detected("GLM-4.6.jinja").reasoning_part  # glm45 and glm47 are one class in vLLM
+    assert glm.name == "glm45" and "glm47" in glm.alternatives
+    assert reasoning_format("glm45") is not reasoning_format("glm47") and tool_format("glm45") is tool_format("glm47")
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def test_the_detect_command_prints_json_and_the_flags() -> None:
+    import io
+
+    from trisect.cli.main import main
+
+    out = io.StringIO()
+    assert main(["detect", str(TEMPLATES / "GLM-4.7-Flash.jinja")], out=out) == 0
+    data = json.loads(out.getvalue())
+    assert data["reasoning"]["name"] == "glm45" and data["tools"]["name"] == "glm47"
+    out = io.StringIO()
+    assert main(["detect", str(TEMPLATES / "GLM-4.7-Flash.jinja"), "--flags"], out=out) == 0
+    assert out.getvalue() == "--reasoning-parser glm45 --tool-call-parser glm47 --enable-auto-tool-choice\n"
