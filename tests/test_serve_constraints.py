@@ -211,3 +211,20 @@ def test_kinds_that_cannot_constrain_say_so() -> None:
             _ask(app, response_format={"type": "json_object"}, tool_choice="none")
         assert err.value.body["param"] == "response_format"
         assert replay.requests == []
+
+
+def test_strict_tool_calling_on_llamacpp_is_a_lazy_gbnf_grammar() -> None:
+    from trisect.grammar import gbnf
+
+    served = served_model("qwen3", "hermes")
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    with stack("llamacpp", Engine(call), served, strict_tool_calling=True) as (replay, app):
+        whole = _ask(app)
+        (body,) = replay.requests  # one request: free until the trigger, the call constrained after it
+        expected = gbnf(Parser("qwen3", "hermes"), TOOLS, tool_choice="auto")
+        assert body["grammar"] == expected.text and body["grammar_lazy"] is True
+        assert body["grammar_triggers"] == [{"type": 1, "value": t} for t in expected.triggers] and expected.triggers
+        assert "json_schema" not in body
+        message = whole["choices"][0]["message"]
+        assert message["reasoning"] == REASONING
+        assert message["tool_calls"][0]["function"]["arguments"] == ARGS

@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_upstream(args: argparse.Namespace) -> Any:
+    """The engine: ``--upstream`` over HTTP, else the embedded llama.cpp model (the default
+    model, fetched on first use, with trisect's template and formats for it, unless ``--model``
+    names a GGUF; flags given on the command line win over the default model's)."""
     if args.upstream:
         from .upstream.http import HTTPUpstream
 
@@ -71,15 +74,23 @@ def make_upstream(args: argparse.Namespace) -> Any:
             timeout=args.upstream_timeout,
         )
     try:
+        from . import default_model  # type: ignore[attr-defined,unused-ignore]
         from .upstream.embedded import EmbeddedUpstream  # type: ignore[import-not-found,unused-ignore]
     except ImportError as exc:
-        if getattr(exc, "name", "") and "embedded" not in str(getattr(exc, "name", "")):
+        if "embedded" not in str(getattr(exc, "name", "")) and "default_model" not in str(exc):
             raise
         raise SystemExit(
             "trisect serve: the embedded model (llama.cpp in-process) is coming; until then pass "
             "--upstream URL --upstream-kind vllm|sglang|llamacpp|openai"
         ) from None
-    return EmbeddedUpstream(args.model, args.threads)
+    if args.model is None:
+        defaults = default_model.serve_options(log=sys.stderr)
+        args.model = defaults["model"]
+        args.chat_template = args.chat_template or defaults["chat_template"]
+        args.reasoning_parser = args.reasoning_parser or defaults["reasoning_parser"]
+        args.tool_call_parser = args.tool_call_parser or defaults["tool_call_parser"]
+        args.served_model_name = args.served_model_name or list(defaults["served_model_names"])
+    return EmbeddedUpstream(args.model, threads=args.threads)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
         served_model_names=tuple(args.served_model_name or ()),
         content_format_option=args.chat_template_content_format,
     )
-    if args.strict_tool_calling and upstream.kind not in ("vllm", "sglang"):
-        raise SystemExit("trisect serve: --strict-tool-calling needs a vllm or sglang upstream (structural tags)")
+    if args.strict_tool_calling and upstream.kind == "openai":
+        raise SystemExit("trisect serve: --strict-tool-calling needs an upstream that takes grammars (not openai)")
     service = Service(
         served, upstream, strict_tool_calling=args.strict_tool_calling, reasoning_field=args.reasoning_field
     )

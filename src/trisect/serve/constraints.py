@@ -6,8 +6,10 @@ runs, so the grammar and the parser cannot drift apart):
 * ``tool_choice`` ``required`` / named: ``grammar.for_request`` — the JSON schema of the call(s)
   (a JSON array of ``{name, parameters}`` / the named function's arguments), or the format's
   structural tag when its model keeps native markers under a constraint;
-* ``tool_choice="auto"`` with ``--strict-tool-calling``: the format's structural tag
-  (free text, and calls that are well-formed once the call marker is written);
+* ``tool_choice="auto"`` with ``--strict-tool-calling``: the format's structural tag (free
+  text, and calls that are well-formed once the call marker is written); for llama.cpp a
+  **lazy** GBNF grammar (``grammar.gbnf``): free sampling until the call opener appears, the
+  call constrained from there — it needs no phases, its trigger comes after reasoning;
 * ``response_format`` ``json_object`` / ``json_schema``: that JSON schema;
 * anything else: no grammar.
 
@@ -32,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..grammar import for_request, structural_tag
+from ..grammar import for_request, gbnf, structural_tag
 from .errors import APIError
 from .model import ServedModel
 from .plan import Plan
@@ -41,6 +43,7 @@ from .upstream.base import Constraint
 ONE_REQUEST = frozenset({"vllm"})  # kinds whose grammar can carry the reasoning block itself
 TWO_PHASE = frozenset({"sglang", "llamacpp", "embedded"})
 STRUCTURAL_TAGS = frozenset({"vllm", "sglang"})  # kinds that take xgrammar structural tags
+LAZY_GBNF = frozenset({"llamacpp", "embedded"})  # kinds that take lazy GBNF grammars
 _WS = {"type": "regex", "pattern": "[ \\t\\r\\n]{0,4}"}
 
 
@@ -70,7 +73,13 @@ def _wanted(served: ServedModel, plan: Plan, strict: bool) -> tuple[str, dict[st
 
 def decoding(served: ServedModel, plan: Plan, prompt: str, *, kind: str, strict_tool_calling: bool) -> Decoding:
     """The constraint and phases for one request (``APIError`` when the kind cannot do it)."""
-    wanted = _wanted(served, plan, strict_tool_calling)
+    options = {k: v for k, v in plan.parser_options.items() if k != "history_tool_calls"}
+    tools = options.get("tools")
+    if strict_tool_calling and kind in LAZY_GBNF and tools and plan.response_format is None:
+        if options.get("tool_choice", "auto") == "auto":
+            lazy = gbnf(served.parser, tools, tool_choice="auto", parallel_tool_calls=options["parallel_tool_calls"])
+            return Decoding(Constraint("gbnf", lazy.text, lazy.triggers)) if lazy is not None else Decoding()
+    wanted = _wanted(served, plan, strict_tool_calling and kind not in LAZY_GBNF)
     if wanted is None:
         return Decoding()
     grammar_kind, value, param = wanted
@@ -80,7 +89,6 @@ def decoding(served: ServedModel, plan: Plan, prompt: str, *, kind: str, strict_
             f"which the {kind} upstream cannot take",
             param=param,
         )
-    options = {k: v for k, v in plan.parser_options.items() if k != "history_tool_calls"}
     if served.parser.reasoning_ended_at_start(prompt_text=prompt, **options):
         return Decoding(Constraint(grammar_kind, value))  # type: ignore[arg-type]
     end = served.reasoning_end
