@@ -162,6 +162,33 @@ def measure(parser: trisect.Parser, deltas: list, with_ids: bool, rounds: int) -
     return best["engine"] / n * 1e6, best["stream"] / n * 1e6, best["chat"] / n * 1e6
 
 
+def copy_cost(words: int, rounds: int) -> list[tuple[str, float]]:
+    """µs per ``StreamParser.copy()`` after ``words`` words of output, at three kinds of point."""
+    code = _code(words)
+    points = {
+        "in reasoning": ("qwen3", "hermes", f"<think>\n{_words(words)}"),
+        "in a JSON string": (
+            "qwen3",
+            "hermes",
+            '<tool_call>\n{"name": "write_file", "arguments": {"content": ' + json.dumps(code)[:-1],
+        ),
+        "in an XML value": ("qwen3", "qwen3_coder", f"<tool_call>\n<function=write_file>\n<parameter=content>\n{code}"),
+    }
+    out = []
+    for label, (reasoning, tools, text) in points.items():
+        stream = trisect.Parser(reasoning, tools).stream(tools=TOOLS)
+        for text_piece, _ids in word_deltas(text):
+            stream.feed(text_piece)
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.process_time()
+            for _ in range(200):
+                stream.copy()
+            best = min(best, (time.process_time() - t0) / 200)
+        out.append((label, best * 1e6))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--words", type=int, default=12000, help="words of prose / code per output")
@@ -187,6 +214,12 @@ def main(argv: list[str] | None = None) -> int:
             worst = max(worst, c / s)
             print(f"{name:10s} {label:12s} {len(deltas):6d} {e:7.2f} {s:7.2f} {c:7.2f} {s / e:10.2f} {c / s:11.2f}")
     print(f"\nlargest ChatStream / StreamParser ratio: {worst:.2f}")
+    print("\nStreamParser.copy(), µs per copy, by output length before the fork (O(held state), not O(output)):")
+    sizes = (1_000, 16_000, 256_000)
+    table = {n: dict(copy_cost(n, args.rounds)) for n in sizes}
+    print(f"{'':18s}" + "".join(f"{f'{n // 1000}k words':>12s}" for n in sizes))
+    for label in table[sizes[0]]:
+        print(f"{label:18s}" + "".join(f"{table[n][label]:12.1f}" for n in sizes))
     if enc is None:
         print("(tiktoken not installed: token rows skipped)")
     return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from support import tokenizers
-from trisect.testing import Case, check_case, check_truncations
+from trisect.testing import Case, check_case, check_copies, check_truncations
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 
@@ -33,6 +33,11 @@ def _case(data: dict) -> Case:
 @pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
 def test_case_replays(data: dict) -> None:
     assert check_case(_case(data)) > 0
+
+
+@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+def test_case_copied_at_every_cut(data: dict) -> None:
+    assert check_copies(_case(data)) > 0
 
 
 COMPLETE_WITH_CALLS = [

@@ -137,8 +137,8 @@ def test_held_text_never_exceeds_the_longest_live_marker_prefix() -> None:
     longest = max(len(s) for v in parser.spec.terminals.values() for s in v) - 1
     text = "reasoning <tool_cal"
     stream.feed(text)
-    assert len(stream.engine._hold) <= longest  # the engine's own hold buffer
-    assert stream.engine._hold == "<tool_cal"
+    assert len(stream.engine.held) <= longest  # the engine's own hold buffer
+    assert stream.engine.held == "<tool_cal"
 
 
 def test_strict_mode_raises_a_typed_error_with_position() -> None:
@@ -276,3 +276,66 @@ def test_ids_without_a_tokenizer_match_markers_as_text() -> None:
         builder.add(delta)
     assert builder.message() == Parser("qwen3", "hermes").parse("<think>\nab</think>ok")
     assert builder.message().content == "ok"
+
+
+# ---------------------------------------------------------------------------- copy()
+
+
+def _fold(sent: trisect.Delta | None, stream: trisect.StreamParser, *pieces: str) -> trisect.Message:
+    """The message a client gets: ``sent`` before the fork, then the fork's deltas."""
+    builder = trisect.MessageBuilder()
+    builder.add(sent)
+    for piece in pieces:
+        builder.add(stream.feed(piece))
+    builder.add(stream.finish())
+    return builder.message()
+
+
+def test_copies_diverge_independently() -> None:
+    """Beam search: one prefix, several continuations, each fork keeps its own open call."""
+    parser = Parser("qwen3", "hermes")
+    stream = parser.stream(tools=WEATHER, id_factory=lambda i: f"c{i}")
+    sent = stream.feed('<think>\nwhere?\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa')
+    assert sent is not None and sent.tool_calls[0].name == "get_weather"  # streamed before the fork
+    paris, rome = stream.copy(), stream.copy()
+    msg_paris = _fold(sent, paris, 'ris"}}\n</tool_call>')
+    msg_rome = _fold(sent, rome, 'lermo", "days": 2}}\n</tool_call>')
+    msg_cut = _fold(sent, stream)
+    assert json.loads(msg_paris.tool_calls[0].arguments) == {"city": "Paris"}
+    assert json.loads(msg_rome.tool_calls[0].arguments) == {"city": "Palermo", "days": 2}
+    assert msg_cut.tool_calls == () and msg_paris.reasoning == msg_cut.reasoning == "where?"
+
+
+def test_a_copy_keeps_held_text_queued_ids_and_the_request_filter() -> None:
+    from support import tokenizers
+
+    qwen = tokenizers.load("qwen3")
+    parser = Parser("qwen3", "hermes", tokenizer=qwen)
+    one = '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>'
+    ids = qwen.encode(f"<think>\nx\n</think>\n\n{one}{one}", allowed_special="all")
+    stream = parser.stream(tools=WEATHER, parallel_tool_calls=False)
+    half = len(ids) * 3 // 4  # inside the second call: the filter has seen the first one end
+    stream.feed(None, ids[:half])
+    fork = stream.copy()
+    for s in (stream, fork):
+        rest = s.feed(None, ids[half:])
+        final = s.finish()
+        assert not (rest and rest.tool_calls) and not (final and final.tool_calls)  # the second call is dropped
+    text = parser.stream().engine
+    text.feed("hmm </thi")  # a marker prefix held back
+    held = text.copy()
+    assert held.held == "</thi" and [type(e).__name__ for e in held.feed("nk>ok")] == ["ReasoningEnd", "ContentText"]
+    assert text.held == "</thi"
+
+
+def test_copy_is_o_held_state() -> None:
+    """A fork after a long output carries only what is still open (the open call's text)."""
+    parser = Parser(None, "hermes")
+    stream = parser.stream(tools=WEATHER, atomic_tool_calls=True)
+    stream.feed("x " * 100_000 + '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"')
+    fork = stream.copy()
+    call = fork.engine._calls.open
+    assert call is not None and sum(map(len, call.raw)) < 100  # the call's raw text, not the output
+    delta = fork.feed("}}\n</tool_call>")  # atomic: the call comes whole once complete
+    assert delta is not None and json.loads(delta.tool_calls[0].arguments) == {"city": "Oslo"}
+    assert not stream.finish().tool_calls  # the original is still cut off there

@@ -1,7 +1,7 @@
 """Every error trisect raises, declared in one place.
 
 Malformed *model output* is not an error: it degrades by the documented rules of the engine
-(see ``engine/stream.py``). Errors are for bad *input from the caller*: an unknown format name, a
+(see the ``trisect.engine`` package docstring). Errors are for bad *input from the caller*: an unknown format name, a
 request whose options contradict each other, a tool schema that cannot be used, a stream that
 is fed after it was finished, or ``strict=True`` parsing that meets malformed output.
 """

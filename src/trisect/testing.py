@@ -17,6 +17,8 @@ token per delta (text with ids, and ids alone), seeded random groups of 1-8 toke
 detokenizer hold-back (each delta carries the next token's id before its text).
 ``check_truncations`` cuts a complete case at every position and checks that nothing raises,
 no call with invalid arguments is returned, and the calls that survive are the complete ones.
+``check_copies`` forks a stream (``StreamParser.copy()``) at every cut and checks that the
+copy and the original both end equal to ``parse()``.
 
 The harness needs only the standard library; a tokenizer object (tiktoken / HF) is duck-typed.
 Cases are JSON lines, see ``load_cases``.
@@ -40,6 +42,7 @@ __all__ = [
     "CaseFailure",
     "check_case",
     "check_chunks",
+    "check_copies",
     "check_truncations",
     "engine_deltas",
     "load_cases",
@@ -272,20 +275,27 @@ def check_chunks(
     atomic: bool,
 ) -> None:
     """One replay: feed ``chunks``, fold, and check against ``reference`` (= ``parse()``)."""
-    markers = _markers(parser)
     msg, deltas = _run(parser, case.request(), chunks, atomic=atomic)
     _check_deltas(case, deltas, run, complete=not case.truncated)
+    _agrees(case, parser, msg, reference, run, atomic=atomic)
+
+
+def _agrees(
+    case: Case, parser: Parser, msg: Message, reference: Message, run: str, *, atomic: bool, expected: bool = True
+) -> None:
+    """A streamed message equals ``parse()`` (and, with ``expected``, the expected message)."""
     if atomic or not case.truncated:
         if _view(msg) != _view(reference):
             raise CaseFailure(f"[{case.id}] {run}: stream {_view(msg)} != parse() {_view(reference)}")
-        _check_message(case, msg, markers, run)
-    else:
-        # an incremental stream of a cut-off output: what it keeps agrees with parse()
-        if msg.reasoning != reference.reasoning:
-            raise CaseFailure(f"[{case.id}] {run}: reasoning {msg.reasoning!r} != parse() {reference.reasoning!r}")
-        for got, ref in zip(msg.tool_calls, reference.tool_calls, strict=False):
-            if (got.name, got.arguments) != (ref.name, ref.arguments):
-                raise CaseFailure(f"[{case.id}] {run}: call {got} != parse() {ref}")
+        if expected:
+            _check_message(case, msg, _markers(parser), run)
+        return
+    # an incremental stream of a cut-off output: what it keeps agrees with parse()
+    if msg.reasoning != reference.reasoning:
+        raise CaseFailure(f"[{case.id}] {run}: reasoning {msg.reasoning!r} != parse() {reference.reasoning!r}")
+    for got, ref in zip(msg.tool_calls, reference.tool_calls, strict=False):
+        if (got.name, got.arguments) != (ref.name, ref.arguments):
+            raise CaseFailure(f"[{case.id}] {run}: call {got} != parse() {ref}")
 
 
 def _char_chunks(text: str) -> list[tuple[str | None, list[int] | None]]:
@@ -347,6 +357,62 @@ def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = T
                 held[0] = (held[0][0], deltas[0][1] + held[0][1])
                 check_chunks(case, parser, held, f"{label}+holdback/{tag}", reference=reference, atomic=atomic)
             runs += 3
+    return runs
+
+
+def _fork(builder: MessageBuilder) -> MessageBuilder:
+    """A copy of a half-folded message (the deltas a client received so far)."""
+    return MessageBuilder(
+        reasoning=builder.reasoning[:],
+        content=builder.content[:],
+        calls={i: parts[:] for i, parts in builder.calls.items()},
+        headers=dict(builder.headers),
+        aborted=set(builder.aborted),
+    )
+
+
+def check_copies(case: Case) -> int:
+    """``StreamParser.copy()`` at every cut: a stream is fed the output one character at a
+    time (with a tokenizer also one token id at a time, ids alone) and copied before each
+    piece; the copy is fed the rest of the output in one delta, the original goes on piece by
+    piece, and both must equal ``parse()`` (as in ``check_chunks``), atomic and incremental.
+
+    The cuts are every character boundary (``len(output) + 1`` of them) and every token
+    boundary: the only places a stream sits between two deltas. The original moves on before
+    its copy is fed, so a copy that shared state with it would see the next piece twice; and
+    the original ends equal to ``parse()`` only if no copy disturbed it. The atomic run is
+    skipped where the incremental one never streamed a call (the two then take the same path
+    at every cut). Returns the number of copies checked."""
+    runs = 0
+    kinds: list[tuple[str, Parser, list[tuple[str | None, list[int] | None]]]] = []
+    if not case.ids_only:
+        kinds.append(("text", case.parser(with_tokenizer=False), [(ch, None) for ch in case.output]))
+    ids = case.ids()
+    if ids is not None:
+        kinds.append(("ids", case.parser(with_tokenizer=True), [(None, [t]) for t in ids]))
+    for kind, parser, pieces in kinds:
+        text, token_ids = (case.output, None) if kind == "text" else (None, ids)
+        reference = parser.parse(text, token_ids=token_ids, id_factory=_fixed_id, **case.request())
+        for atomic in (False, True):
+            tag = f"copy/{kind}/{'atomic' if atomic else 'incremental'}"
+            stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **case.request())
+            sent = MessageBuilder()
+            for p in range(len(pieces) + 1):
+                fork, got = stream.copy(), _fork(sent)
+                if p < len(pieces):
+                    sent.add(stream.feed(*pieces[p]))
+                if kind == "text":
+                    got.add(fork.feed(case.output[p:]))
+                else:
+                    assert ids is not None
+                    got.add(fork.feed(None, ids[p:]))
+                got.add(fork.finish())
+                _agrees(case, parser, got.message(), reference, f"{tag}@{p}", atomic=atomic, expected=False)
+                runs += 1
+            sent.add(stream.finish())
+            _agrees(case, parser, sent.message(), reference, f"{tag}/original", atomic=atomic)
+            if not atomic and not sent.headers:
+                break  # no call was ever streamed: an atomic stream runs exactly the same way
     return runs
 
 

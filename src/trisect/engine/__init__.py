@@ -1,7 +1,76 @@
 """The engine: a ``FormatSpec`` compiled once, run per request by one ``EventStream``.
 
 Imports only the standard library and ``trisect.errors``: nothing of the request, message,
-OpenAI, grammar or shell layers. Its one output is typed events (``events``).
+OpenAI, grammar or shell layers. Its one output is typed events (``events``). Modules:
+``spec`` (how a format is described), ``compile`` (the per-state tables), ``stream`` (the state
+machine: scans, applies the table), ``lexer`` (held-back text, token-id alignment),
+``tracker`` and ``call`` (the open tool call and its phase), ``fields`` (whitespace of
+reasoning and content), ``headers`` (message headers), ``codec`` (the argument-codec protocol),
+``jsonscan``, ``tokenizer``, ``options``.
+
+Rules, all formats alike (each implemented in the module named in brackets):
+
+* A marker split across deltas is recognised; text that may still become a marker is held,
+  never more than the longest live-marker prefix, and released as soon as it cannot. A marker
+  that is complete but is also the start of a longer live marker waits for the next delta
+  (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut. [lexer, stream]
+* A terminal with no table entry in the current state is ordinary text of that state. [stream]
+* With a tokenizer and token ids, a special-token marker counts only where its token id is:
+  text that spells the marker with ordinary tokens stays text. Ids may arrive before their
+  text (detokenizer hold-back); the terminal then waits for its text, so events keep text
+  order. Text and ids are aligned by the bytes of the ordinary tokens (tolerating a few bytes
+  of decoder drift, re-synchronised at each special token; a special token with no entry in
+  the current state is text there, and its id is used up in place). When text is given with
+  ids it must contain the special tokens' text (``skip_special_tokens=False``), as every
+  engine sets it when a tool or reasoning parser runs; or pass ids alone and trisect
+  detokenizes. [lexer]
+* Inside structured (JSON) arguments, the JSON decides where the arguments end: a marker
+  inside a JSON string is string text, even a special token given by id (templates tokenize a
+  marker string inside an argument as that special token); a special token outside a string
+  interrupts the JSON. In raw-text values (XML parameters) a marker may carry a ``follow``
+  rule: it counts only if the structure goes on after it (``Rule.follow``); the same rule can
+  guard a separator where no call is open. A structured codec that completes fires the
+  state's ``ARGS_DONE`` rule; one that fails fires its ``ARGS_FAILED`` rule (else
+  ``ARGS_DONE``), which ends the call at once (not a call: its text is content) and scans the
+  rest again. [stream]
+* Message headers (``Region.HEADER``, Harmony): the header's text, markers included, is
+  collected and never emitted; at a ``HEADER_END`` marker ``FormatSpec.header`` maps it to the
+  body's state and, for a tool call, the tool name (the call's raw text starts with the
+  header). A header the spec cannot read, one left by any other marker, one replaced by a new
+  ``HEADER_START`` and one cut off by the end of the output is content, markers included.
+  [headers]
+* Reasoning and content are each stripped of leading and trailing whitespace as a whole
+  (``FormatSpec.strip``): the newlines templates put around markers are formatting.
+  Whitespace between two pieces of one field (content before and after a tool call) is kept.
+  Streams hold trailing whitespace until more text of that field arrives. Whitespace in
+  envelope regions (``Region.SKIP``) is dropped; other text there outside a call is content,
+  with the whitespace around it between two markers kept only between non-whitespace text.
+  [fields]
+* Call ids: the id the model wrote (an envelope key, a ``Region.CALL_ID`` region, or split off
+  the name by ``FormatSpec.parse_name``), else ``StreamOptions.id_factory``, else the family's
+  ``FormatSpec.call_id`` style, else ``call_`` + random. [tracker]
+* Reasoning ends once per block: ``reasoning_ended`` turns true (one ``ReasoningEnd``) at the
+  block's end marker, and false again where a transition from content (or an envelope, or a
+  message header) opens a new block (formats whose reasoning is opted into by a marker:
+  Mistral ``[THINK]``, Gemma 4 channels, Granite). ``FormatSpec.content_prefix`` is content
+  before the output's first text. With ``FormatSpec.reasoning_fallback`` (Nemotron), a stream
+  that starts in reasoning holds that reasoning until it ends; if the output ends first, the
+  held text is content. [stream]
+* A call is held (its exact text kept) until its name is known and valid, then streamed;
+  ``atomic`` streams hold every call until it is complete, so they stream exactly what
+  ``parse()`` returns, even for truncated and malformed output. Malformed calls (invalid
+  arguments, no name, a name not among the tools where the family validates names) that were
+  held are content (their exact text, markers included); one already streamed is reported in
+  ``ToolCallAborted``. [tracker]
+* ``finish()`` releases held text, ends reasoning, and closes an unfinished call: a call that
+  was not yet streamed is not a call (its raw text, markers included, becomes content); a call
+  already streamed is reported in ``ToolCallAborted``. ``strict=True`` raises
+  ``MalformedOutputError`` instead of degrading. [stream, tracker]
+* ``copy()`` forks a stream at the current point: an independent stream in the same state
+  (``n > 1`` sampling from one prompt, beam search, speculative rollback). [every part]
+
+Cost: O(len(delta) + tokens in delta) per ``feed``, amortised; memory O(open call + held
+text); ``copy()`` O(that state).
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ arguments by it).
 A factory also says how a grammar writes its arguments (``grammar``: an ``ArgSyntax``, or the
 reason none can); the engine never reads that, ``trisect.grammar`` does. The codecs
 themselves live in ``trisect.codecs``.
+
+A stream's ``copy()`` copies the open call's codec: with the codec's own ``copy()`` method if
+it has one, else field by field (``engine.call.clone``), sharing mappings (the request's tool
+schemas, which a codec only reads). So a codec keeps its mutable state in attributes, lists,
+sets and deques, never in a mapping — or defines ``copy()``.
 """
 
 from __future__ import annotations

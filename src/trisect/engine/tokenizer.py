@@ -142,6 +142,12 @@ class Detokenizer:
             parts.append(self._decoder.decode(vocab.token_bytes(token_id)))
         return "".join(parts)
 
+    def copy(self) -> Detokenizer:
+        """An independent detokenizer in the same state (the bytes of an unfinished character)."""
+        new = Detokenizer(self._vocab, self._keep)
+        new._decoder.setstate(self._decoder.getstate())
+        return new
+
     def keeps(self, token_id: int) -> bool:
         return token_id in self._keep or not self._vocab.is_control(token_id)
 

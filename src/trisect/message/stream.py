@@ -12,13 +12,23 @@ Cost: the engine's, plus O(events) per ``feed()``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from ..engine.events import Event
 from ..engine.stream import EventStream
 from .fold import fold
 from .types import Delta
 
-EventFilter = Callable[[list[Event]], list[Event]]
+
+class EventFilter(Protocol):
+    """A request's filter over the engine's events (``request/filter.py``)."""
+
+    def __call__(self, events: list[Event]) -> list[Event]: ...
+
+    def copy(self) -> EventFilter:
+        """The same filter in the same state, for a copied stream."""
+        ...
+
 FeedEvents = Callable[..., list[Event]]
 
 
@@ -52,6 +62,12 @@ class StreamParser:
     def finish_events(self) -> list[Event]:
         events = self._engine.finish()
         return self._keep(events) if self._keep is not None else events
+
+    def copy(self) -> StreamParser:
+        """An independent stream that continues from this point: ``n > 1`` sampling from one
+        prompt, beam search, speculative decoding that rolls rejected tokens back to a
+        checkpoint. Cost O(held state: held text, the open call, queued ids), not O(output)."""
+        return StreamParser(self._engine.copy(), self._keep.copy() if self._keep is not None else None)
 
     @property
     def engine(self) -> EventStream:

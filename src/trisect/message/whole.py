@@ -41,7 +41,7 @@ from ..engine.codec import CallCodec
 from ..engine.compile import CompiledFormat, StateTable
 from ..engine.options import StreamOptions
 from ..engine.spec import REASONING, Act, Region, Rule
-from ..engine.stream import random_call_id
+from ..engine.tracker import random_call_id
 from .types import Message, ToolCall
 
 _WS = " \t\r\n"

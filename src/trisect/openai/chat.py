@@ -88,10 +88,8 @@ class ChatStream:
     __slots__ = (
         "request",
         "stream",
-        "id",
-        "model",
-        "created",
-        "index",
+        "_head",
+        "_choice",
         "prompt_tokens",
         "_completion_tokens",
         "finish_reason",
@@ -145,10 +143,15 @@ class ChatStream:
             options["id_factory"] = self._mint
         self.stream = parser.stream(atomic_tool_calls=atomic_tool_calls, **options)
         self._events = self.stream.events  # the engine's feed, after the request's filter
-        self.id = id or "chatcmpl-" + uuid.uuid4().hex
-        self.model = model
-        self.created = int(time.time()) if created is None else created
-        self.index = index
+        # what every chunk of this choice repeats (copied per chunk: cheaper than a literal)
+        self._head: dict[str, Any] = {
+            "id": id or "chatcmpl-" + uuid.uuid4().hex,
+            "object": _CHUNK,
+            "created": int(time.time()) if created is None else created,
+            "model": model,
+            "choices": [],
+        }
+        self._choice: dict[str, Any] = {"index": index, "delta": {}, "logprobs": None, "finish_reason": None}
         self._repeat = repeat_tool_call_ids
         self._usage_last = include_usage
         self._usage_every = continuous_usage
@@ -191,57 +194,56 @@ class ChatStream:
         self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
     ) -> list[dict[str, Any]]:
         """One engine delta (text and/or token ids, optional per-token logprobs) -> chunks."""
-        if token_ids:
-            if self.return_token_ids:
-                self._token_ids.extend(token_ids)
-                self._plain = False
-            if self._tracker is not None:
-                # the token view reads the ids in batches: its count is only read by usage()
-                unread = self._unread_ids
-                unread += token_ids
-                if len(unread) >= _ID_BATCH:
-                    self._read_ids()
-                events = self._events(text, token_ids)
-            else:
-                # the rule without a tokenizer (module docstring), kept per run of deltas
-                # that end inside reasoning: all of a run's ids count but its first delta's
-                events = self._events(text, token_ids)
-                start = self._counting_from
-                if self._engine.in_reasoning:
-                    if start is None:
-                        self._counting_from = self._engine.num_tokens
-                elif start is not None:
-                    self._reasoning_tokens += self._engine.num_tokens - len(token_ids) - start
-                    self._counting_from = None
-        else:
+        if not token_ids:
             events = self._events(text, token_ids)
+        elif self._tracker is not None:
+            # the token view reads the ids in batches: its count is only read by usage()
+            unread = self._unread_ids
+            unread += token_ids
+            if len(unread) >= _ID_BATCH:
+                self._read_ids()
+            events = self._events(text, token_ids)
+        else:
+            # the rule without a tokenizer (module docstring), kept per run of deltas that end
+            # inside reasoning: all of a run's ids count but its first delta's
+            events = self._events(text, token_ids)
+            start = self._counting_from
+            if self._engine.in_reasoning:
+                if start is None:
+                    self._counting_from = self._engine.num_tokens
+            elif start is not None:
+                self._reasoning_tokens += self._engine.num_tokens - len(token_ids) - start
+                self._counting_from = None
+        if logprobs or (token_ids and self.return_token_ids):
+            self._keep(token_ids, logprobs)
+        if not self._plain:
+            return self._chunks(events, None)
+        if len(events) != 1:
+            return self._chunks(events, None) if events else []
+        event = events[0]  # the commonest delta: one piece of text or of arguments
+        body: dict[str, Any]
+        if type(event) is ContentText:
+            body = {"content": event.text}
+        elif type(event) is ReasoningText:
+            body = {self.reasoning_field: event.text}
+        elif type(event) is ToolCallArguments and not self._repeat:
+            body = {"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]}
+        else:
+            return self._chunks(events, None)
+        chunk = self._head.copy()
+        choice = self._choice.copy()
+        choice["delta"] = body
+        chunk["choices"] = [choice]
+        return [chunk]
+
+    def _keep(self, token_ids: Sequence[int] | None, logprobs: Sequence[Any] | None) -> None:
+        """Logprobs and token ids ride on the next chunk sent (never with hidden reasoning)."""
         if logprobs and not self._hide:
             self._logprobs.extend(logprobs)
             self._plain = False
-        if self._plain:
-            if not events:
-                return []
-            if len(events) == 1:  # the commonest delta: one piece of text or of arguments
-                event = events[0]
-                body: dict[str, Any]
-                if type(event) is ContentText:
-                    body = {"content": event.text}
-                elif type(event) is ReasoningText:
-                    body = {self.reasoning_field: event.text}
-                elif type(event) is ToolCallArguments and not self._repeat:
-                    body = {"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]}
-                else:
-                    return self._chunks(events, None)
-                return [
-                    {
-                        "id": self.id,
-                        "object": _CHUNK,
-                        "created": self.created,
-                        "model": self.model,
-                        "choices": [{"index": self.index, "delta": body, "logprobs": None, "finish_reason": None}],
-                    }
-                ]
-        return self._chunks(events, None)
+        if token_ids and self.return_token_ids:
+            self._token_ids.extend(token_ids)
+            self._plain = False
 
     def finish(
         self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None
@@ -254,6 +256,24 @@ class ChatStream:
         if self._usage_last and not self._usage_every:
             out.append(self._envelope([], usage=True))
         return out
+
+    @property
+    def id(self) -> str:
+        """The completion id every chunk carries."""
+        return str(self._head["id"])
+
+    @property
+    def model(self) -> str:
+        return str(self._head["model"])
+
+    @property
+    def created(self) -> int:
+        return int(self._head["created"])
+
+    @property
+    def index(self) -> int:
+        """The choice's index."""
+        return int(self._choice["index"])
 
     @property
     def completion_tokens(self) -> int:
@@ -297,7 +317,8 @@ class ChatStream:
             self._role_sent = True
         elif not body and not final:
             return []
-        choice: dict[str, Any] = {"index": self.index, "delta": body, "logprobs": None, "finish_reason": None}
+        choice = self._choice.copy()
+        choice["delta"] = body
         if self._logprobs:
             choice["logprobs"] = {"content": self._logprobs, "refusal": None}
             self._logprobs = []
@@ -313,13 +334,8 @@ class ChatStream:
         return [self._envelope([choice], usage=self._usage_every)]
 
     def _envelope(self, choices: list[dict[str, Any]], *, usage: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "object": _CHUNK,
-            "created": self.created,
-            "model": self.model,
-            "choices": choices,
-        }
+        out = self._head.copy()
+        out["choices"] = choices
         if usage:
             out["usage"] = self.usage()
         return out

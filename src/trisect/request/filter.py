@@ -28,6 +28,12 @@ class _EventFilter:
         self.done = False  # a call reached the client complete
         self.dropped: set[int] = set()
 
+    def copy(self) -> _EventFilter:
+        new = _EventFilter(single_call=self.single_call, reasoning=self.reasoning)
+        new.done = self.done
+        new.dropped = set(self.dropped)
+        return new
+
     def __call__(self, events: Iterable[Event]) -> list[Event]:
         out: list[Event] = []
         for event in events:

@@ -1,0 +1,51 @@
+"""Message headers (``Region.HEADER``, gpt-oss Harmony): the header text a stream collects.
+
+A header's text, markers included, is collected and never emitted; at its end the stream
+asks ``FormatSpec.header`` where the body goes. A header that does not end that way (left by
+another marker, replaced by a new one, cut off by the end of the output) is content: its text
+comes back from ``abandon`` / ``start``. Rules: the engine package docstring.
+
+Cost: O(header text) per header.
+"""
+
+from __future__ import annotations
+
+
+class Header:
+    """The open message header of one stream (``None`` parts: no header open)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[str] | None = None
+
+    def copy(self) -> Header:
+        new = Header()
+        new._parts = self._parts[:] if self._parts is not None else None
+        return new
+
+    def add(self, text: str) -> None:
+        """Header text (a marker inside the header is header text too)."""
+        if self._parts is None:
+            self._parts = []
+        self._parts.append(text)
+
+    def start(self, marker: str) -> str | None:
+        """A header begins at ``marker``; returns the text of one left open (content)."""
+        left = self.abandon("")
+        self._parts = [marker]
+        return left
+
+    def abandon(self, marker: str) -> str | None:
+        """The header did not end with its end marker: its text (and ``marker``) is content."""
+        if self._parts is None:
+            return None
+        text = "".join(self._parts) + marker
+        self._parts = None
+        return text
+
+    def take(self) -> str:
+        """The header is complete: its text."""
+        text = "".join(self._parts or ())
+        self._parts = None
+        return text

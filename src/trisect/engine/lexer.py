@@ -1,0 +1,249 @@
+"""The lexer: what the stream scans next, what it holds back, and which markers are real.
+
+It owns the receive side of a stream, as h11's ``ReceiveBuffer`` does for a connection:
+
+* **Hold-back.** The text at the end of a delta that may still become a live marker is held
+  (never more than the longest proper prefix of a live marker) and scanned again, prefixed to
+  the next delta; everything before it was scanned once and is never scanned again.
+* **Token ids** (``Mode``). ``TEXT``: markers match as text (no tokenizer, or no ids yet).
+  ``ALIGNED``: text comes with its ids; ``DECODING``: ids come alone and the lexer
+  detokenizes them. In both id modes a special-token marker counts only where its id is:
+  the ids of special tokens are queued (``specials``) at the offset, in bytes of ordinary
+  tokens, where their text should appear, and a marker found in the text is real only if a
+  queued id of its terminal sits at its offset, give or take ``ALIGN_TOLERANCE`` bytes of
+  decoder drift (re-synchronised at each special token). Ids may arrive before their text
+  (detokenizer hold-back): the marker waits for its text. A queued id whose text never came
+  is dropped once the text has passed it.
+
+Invariants: ``hold`` is a proper prefix of a live marker (or empty); ``specials`` is ordered by
+offset; ``text_bytes`` counts the ordinary bytes of the text before ``data[tb_pos]``.
+
+Cost: O(len(delta) + ids in delta) per delta; memory O(held text + queued special ids).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Sequence
+
+from ..errors import StreamError
+from .compile import CompiledFormat, Lexicon, StateTable
+from .tokenizer import Detokenizer, Vocab
+
+ALIGN_TOLERANCE = 4
+"""Bytes of decoder drift tolerated between the ids' text and the text an engine sent."""
+
+
+class Mode(enum.Enum):
+    """How markers are matched (see the module docstring)."""
+
+    TEXT = "text"
+    ALIGNED = "aligned"
+    DECODING = "decoding"
+
+
+TEXT, ALIGNED, DECODING = Mode.TEXT, Mode.ALIGNED, Mode.DECODING
+
+
+def utf8_len(s: str) -> int:
+    return len(s) if s.isascii() else len(s.encode("utf-8"))
+
+
+class Lexer:
+    """The receive buffer and token-id alignment of one stream."""
+
+    __slots__ = (
+        "_compiled",
+        "_vocab",
+        "mode",
+        "hold",
+        "num_tokens",
+        "_detok",
+        "specials",
+        "_id_bytes",
+        "text_bytes",
+        "tb_pos",
+        "_shift",
+    )
+
+    def __init__(self, compiled: CompiledFormat, vocab: Vocab | None) -> None:
+        self._compiled = compiled
+        self._vocab = vocab
+        self.mode = TEXT
+        self.hold = ""  # text held back: a proper prefix of a live marker
+        self.num_tokens = 0  # token ids fed so far
+        self._detok: Detokenizer | None = None  # DECODING only
+        # special ids whose text has not been matched yet: (ordinary-byte offset, terminal)
+        self.specials: deque[tuple[int, str]] = deque()
+        self._id_bytes = 0  # ordinary bytes of all ids fed
+        self.text_bytes = 0  # ordinary bytes of the text before data[tb_pos]
+        self.tb_pos = 0
+        self._shift = 0  # drift measured at the last special token
+
+    def copy(self) -> Lexer:
+        """An independent lexer in the same state. Cost O(held text + queued ids)."""
+        new = Lexer.__new__(Lexer)
+        new._compiled = self._compiled
+        new._vocab = self._vocab
+        new.mode = self.mode
+        new.hold = self.hold
+        new.num_tokens = self.num_tokens
+        new._detok = self._detok.copy() if self._detok is not None else None
+        new.specials = deque(self.specials)
+        new._id_bytes = self._id_bytes
+        new.text_bytes = self.text_bytes
+        new.tb_pos = self.tb_pos
+        new._shift = self._shift
+        return new
+
+    # ------------------------------------------------------------------ input
+
+    def accept(self, text: str | None, token_ids: Sequence[int] | None) -> str:
+        """Validate one delta and queue its ids; returns the text to scan."""
+        if token_ids:
+            text = self._take_ids(text, token_ids)
+        elif text is None:
+            return ""
+        elif self.mode is DECODING:
+            raise StreamError("this stream detokenizes ids itself: feed token ids without text")
+        if not isinstance(text, str):
+            raise StreamError(f"text must be a string, not {type(text).__name__}")
+        return text
+
+    def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str | None:
+        vocab = self._vocab
+        self.num_tokens += len(token_ids)
+        if vocab is None:
+            if text is None:
+                raise StreamError("token ids without text need a tokenizer: Parser(..., tokenizer=...)")
+            return text
+        decode = text is None
+        if self.mode is TEXT:
+            self.mode = DECODING if decode else ALIGNED
+            if decode:
+                self._detok = Detokenizer(vocab, self._compiled.special_ids)
+        elif (self.mode is DECODING) != decode:
+            raise StreamError("feed either text with ids or ids alone, the same way for the whole stream")
+        special_ids = self._compiled.special_ids
+        pending = self.specials
+        obytes = self._id_bytes
+        for token_id in token_ids:
+            terminal = special_ids.get(token_id)
+            if terminal is not None:
+                pending.append((obytes, terminal))
+            else:
+                added = vocab.added_text(token_id)
+                if added is None:
+                    obytes += len(vocab.token_bytes(token_id))
+                elif not decode or not vocab.is_control(token_id):  # its text is in the text
+                    obytes += len(added.encode("utf-8"))
+        self._id_bytes = obytes
+        if self._detok is not None:
+            return self._detok.decode(token_ids)
+        return text
+
+    def flush(self) -> str:
+        """End of output: what the detokenizer still holds (nothing: an incomplete character
+        at the very end is dropped)."""
+        return self._detok.flush() if self._detok is not None else ""
+
+    # ------------------------------------------------------------------ scanning
+
+    def begin(self, text: str) -> str:
+        """The data to scan for this delta: the held text, then the delta."""
+        data = self.hold + text if self.hold else text
+        self.hold = ""
+        self.tb_pos = 0
+        return data
+
+    def lexicon(self, st: StateTable) -> Lexicon:
+        """The markers live in state ``st`` for the current mode."""
+        if self.mode is TEXT:
+            return st.text_lex
+        if not self.specials:
+            return st.plain_lex  # no special id queued: only the ordinary markers can match
+        return st.ids_lex or st.text_lex
+
+    def bytes_at(self, data: str, i: int) -> int:
+        """Ordinary bytes of the text before ``data[i]`` (``i`` only grows within a delta)."""
+        if i > self.tb_pos:
+            self.text_bytes += utf8_len(data[self.tb_pos : i])
+            self.tb_pos = i
+        return self.text_bytes
+
+    def is_real(self, terminal: str, data: str, i: int) -> bool:
+        """Is the special marker ``terminal`` found at ``data[i]`` given by its id?"""
+        return self._match(terminal, self.bytes_at(data, i), claim=False)
+
+    def claim(self, terminal: str, data: str, a: int, b: int) -> bool:
+        """Use up the id of the special marker at ``data[a:b]``, if it is real; its bytes are
+        not ordinary text."""
+        if not self._match(terminal, self.bytes_at(data, a), claim=True):
+            return False
+        self.tb_pos = b
+        return True
+
+    def _match(self, terminal: str, y: int, claim: bool) -> bool:
+        pending = self.specials
+        y += self._shift
+        if claim:
+            while pending and pending[0][0] < y - ALIGN_TOLERANCE:
+                pending.popleft()  # its text never came (skipped): it cannot be matched any more
+        for k, (off, term) in enumerate(pending):
+            if off > y + ALIGN_TOLERANCE:
+                return False
+            if term == terminal and off >= y - ALIGN_TOLERANCE:
+                if claim:
+                    del pending[k]
+                    self._shift += off - y
+                return True
+        return False
+
+    def next_special(self, st: StateTable, data: str, pos: int, end: int) -> tuple[int, int, str] | None:
+        """Span and terminal of the next real special-token marker in data[pos:end], live in
+        state ``st`` or not (inside a JSON string any special token is string text)."""
+        lex = st.ids_lex or st.text_lex
+        if lex.pattern is None:
+            return None
+        special = self._compiled.special
+        terminal_of = self._compiled.terminal_of
+        base = self.bytes_at(data, pos)
+        for m in lex.pattern.finditer(data, pos, end):
+            terminal = terminal_of[m.group()]
+            if terminal in special:
+                y = base + utf8_len(data[pos : m.start()])
+                if self._match(terminal, y, claim=False):
+                    return m.start(), m.end(), terminal
+        return None
+
+
+def holdback(data: str, lo: int, n: int, lex: Lexicon) -> int:
+    """Start of the longest suffix of data[lo:n] that is a proper prefix of a live marker."""
+    start = max(lo, n - lex.longest_prefix)
+    starts = lex.starts
+    assert starts is not None
+    m = starts.search(data, start)
+    while m is not None:
+        i = m.start()
+        if data[i:n] in lex.prefixes:
+            return i
+        m = starts.search(data, i + 1)
+    return n
+
+
+def follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool, end: bool = True) -> bool | None:
+    """Does data[i:] continue, after whitespace, with one of ``follow`` (or end, when ``end``)?
+    ``None``: not decidable yet."""
+    while i < n and data[i] in " \t\r\n":
+        i += 1
+    if i == n:
+        return end if final else None
+    rest = data[i : i + max(len(f) for f in follow)]
+    undecided = False
+    for f in follow:
+        if rest.startswith(f):
+            return True
+        if f.startswith(rest):
+            undecided = True
+    return None if undecided and not final else False

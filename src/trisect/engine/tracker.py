@@ -1,0 +1,307 @@
+"""The call tracker: the open tool call, from its first marker to its end.
+
+The stream tells it where a call starts, which text is its name, its id and its arguments,
+and where the arguments and the call end; the tracker owns the call's ``Phase``, feeds the
+argument codec (one way in: ``args``, for every piece of argument text), and emits the call
+events. Rules:
+
+* A call is held (its exact text kept, its argument text collected) until its name is known
+  and valid; then it is streamed (``ToolCallStart``, then argument text as the codec releases
+  it), except in ``atomic`` streams, which hold every call until it ends, so that they stream
+  exactly what ``parse()`` returns.
+* A call is not a call (malformed) when its arguments are invalid, when it has no name, or a
+  name not among the tools where the family validates names (``FormatSpec.validate_names``).
+  A malformed call that was held ends as content (its exact text, markers included); one that
+  was already streamed ends reported in ``ToolCallAborted``. ``strict=True`` raises
+  ``MalformedOutputError`` instead (naming the state the call opened in and its offset).
+* Call ids: the id the model wrote (an envelope key, a ``Region.CALL_ID`` region, or split off
+  the name by ``FormatSpec.parse_name``), else ``StreamOptions.id_factory``, else the family's
+  ``FormatSpec.call_id`` style, else ``call_`` + random.
+
+Invariants: a streamed call has an index (dense from 0 in emission order) and no raw text; the
+first reason a call is malformed is the one kept.
+
+Cost: O(argument text) per call; memory O(raw text of a held call + the codec's state).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from functools import lru_cache
+
+from ..errors import MalformedOutputError, StreamError
+from .call import ABORTING, HELD_CLOSED, REJECTED, STREAMING, STREAMING_CLOSED, Call
+from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from .options import StreamOptions
+from .spec import FormatSpec
+
+
+@lru_cache(maxsize=64)
+def _stops_regex(stops: str) -> re.Pattern[str]:
+    """A regex matching any character that may end a codec's string (``string_stops``)."""
+    return re.compile("[" + re.escape(stops) + "]")
+
+
+def random_call_id(_index: int) -> str:
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+def _id_maker(
+    request: StreamOptions, family: Callable[[StreamOptions, int, str], str] | None
+) -> Callable[[int, str], str]:
+    factory = request.id_factory
+    if factory is not None:
+        return lambda index, _name: factory(index)
+    if family is not None:
+        return lambda index, name: family(request, index, name)
+    return lambda index, _name: random_call_id(index)
+
+
+class CallTracker:
+    """The open call of one stream and the calls streamed so far."""
+
+    __slots__ = ("_spec", "_tools", "_atomic", "_strict", "_new_id", "_count", "open")
+
+    def __init__(self, spec: FormatSpec, request: StreamOptions, *, atomic: bool) -> None:
+        self._spec = spec
+        self._tools = request.tool_index
+        self._atomic = atomic
+        self._strict = request.strict
+        self._new_id = _id_maker(request, spec.call_id)
+        self._count = 0  # calls streamed
+        self.open: Call | None = None
+
+    def copy(self) -> CallTracker:
+        new = CallTracker.__new__(CallTracker)
+        new._spec, new._tools, new._atomic, new._strict = self._spec, self._tools, self._atomic, self._strict
+        new._new_id, new._count = self._new_id, self._count
+        new.open = self.open.copy() if self.open is not None else None
+        return new
+
+    # ------------------------------------------------------------------ opening and ending
+
+    def start(self, marker: str, at: int, state: str) -> None:
+        """A call opens at ``marker`` (output offset ``at``, in state ``state``)."""
+        factory = self._spec.codec
+        if factory is None:
+            raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
+        self.open = Call(factory(self._tools), marker, at, state)
+
+    def end(self, out: list[Event]) -> str | None:
+        """The open call ends. Returns the text that becomes content (a held malformed call)."""
+        call = self.open
+        assert call is not None
+        if call.phase.args_open:
+            self.args_end(out)
+        self.open = None
+        phase = call.phase
+        if phase.broken:
+            return self._finish_broken(call, out)
+        if phase.streamed:
+            out.append(ToolCallEnd(call.index))
+            return None
+        if call.name is None:
+            return self._reject(call, "no tool name")
+        self._stream(call, out)
+        out.append(ToolCallEnd(call.index))
+        return None
+
+    def fail(self, reason: str, out: list[Event]) -> str | None:
+        """The open call ends malformed (``reason``). Returns its text if it becomes content."""
+        call = self.open
+        assert call is not None
+        self.open = None
+        self._break(call, reason)
+        return self._finish_broken(call, out)
+
+    def drop(self) -> str | None:
+        """``Act.CALL_DROP``: a held call was the envelope of calls that open later: forget it.
+        One that had a name was not an envelope: it is not a call (its text is returned)."""
+        call = self.open
+        if call is None or call.phase.streamed:
+            return None
+        self.open = None
+        if "".join(call.name_parts).strip():
+            self._break(call, "a name before a list of calls")
+            return self._finish_broken(call, [])
+        return None
+
+    def _finish_broken(self, call: Call, out: list[Event]) -> str | None:
+        if self._strict:
+            raise self._error(call)
+        if call.phase is ABORTING:
+            out.append(ToolCallAborted(call.index, call.reason))
+            return None
+        return "".join(call.raw)
+
+    @staticmethod
+    def _error(call: Call) -> MalformedOutputError:
+        return MalformedOutputError(f"malformed tool call: {call.reason}", state=call.state, position=call.start)
+
+    def _reject(self, call: Call, reason: str) -> str | None:
+        self._break(call, reason)
+        return self._finish_broken(call, [])
+
+    def _break(self, call: Call, reason: str) -> None:
+        if call.phase.broken:
+            return  # the first reason stands
+        call.phase = ABORTING if call.phase.streamed else REJECTED
+        call.reason = reason
+
+    # ------------------------------------------------------------------ text
+
+    def note(self, text: str) -> None:
+        """Text read while the call is open (markers included): kept while it is held."""
+        call = self.open
+        if call is not None and not call.phase.streamed:
+            call.raw.append(text)
+
+    def name_text(self, text: str) -> None:
+        call = self.open
+        if call is not None:
+            self.note(text)
+            call.name_parts.append(text)
+
+    def id_text(self, text: str) -> None:
+        call = self.open
+        if call is not None:
+            self.note(text)
+            call.id_parts.append(text)
+
+    def name_end(self, out: list[Event]) -> None:
+        """The name region is complete: read the name (and an id the family writes in it)."""
+        call = self.open
+        if call is None or call.name is not None:
+            return
+        raw = "".join(call.name_parts).strip()
+        call_id = "".join(call.id_parts).strip() or None
+        if self._spec.parse_name is not None and raw:
+            raw, parsed_id = self._spec.parse_name(raw)
+            call_id = call_id or parsed_id
+        if not raw:
+            self._break(call, "no tool name")
+            return
+        call.name = raw
+        call.id = call_id
+        call.codec.set_name(raw)
+        self._announce(call, out)
+
+    def set_name(self, name: str, out: list[Event]) -> None:
+        """The name came with the call's opening (a message header)."""
+        call = self.open
+        assert call is not None
+        call.name_parts.append(name)
+        self.name_end(out)
+
+    def args(self, data: str, i: int, end: int, out: list[Event]) -> int:
+        """Argument text ``data[i:end]`` of the open call: the one way in. Returns where the
+        codec stopped (a structured codec stops where its value ends or breaks)."""
+        call = self.open
+        assert call is not None
+        codec = call.codec
+        quick = call.quick
+        if quick is not None and end > i:
+            stops = call.stops  # set for structured codecs
+            if stops is not None:
+                plain = codec.in_string and not stops.search(data, i, end)
+            else:  # raw-text values: the caller found no marker in the text
+                plain = getattr(codec, "in_string_value", False)
+            if plain:  # inside a string of a streamed call: the codec's own fast path
+                piece = quick(data[i:end] if i or end != len(data) else data)
+                if piece:
+                    out.append(ToolCallArguments(call.index, piece))
+                return end
+        j = codec.feed(data, i, end)
+        if not codec.structured:
+            j = end
+        if not call.phase.streamed:
+            call.raw.append(data[i:j])
+        self._after_codec(call, out)
+        return j
+
+    def marker_args(self, terminal: str, marker: str, out: list[Event]) -> None:
+        """``Act.ARG_MARKER``: the marker is structure of the argument codec (its raw text is
+        kept by ``note``)."""
+        call = self.open
+        if call is None:
+            return
+        if call.codec.structured:  # the marker is the codec's own first text ("{")
+            call.codec.feed(marker, 0, len(marker))
+        else:
+            call.codec.marker(terminal)
+        self._after_codec(call, out)
+
+    def stray(self, text: str) -> None:
+        """Text in the argument region that a structured codec did not take."""
+        call = self.open
+        if call is None:
+            return
+        self.note(text)
+        if text.strip(" \t\r\n") and not call.phase.broken:
+            self._break(call, "text after the arguments" if call.codec.done else "invalid arguments")
+
+    def args_end(self, out: list[Event]) -> None:
+        """``Act.ARGS_END``: the arguments are complete."""
+        call = self.open
+        if call is None or not call.phase.args_open:
+            return
+        if call.name is None:
+            self.name_end(out)
+            if not call.phase.args_open:
+                return
+        rest = call.codec.close()
+        if rest is None:
+            self._break(call, "invalid arguments" if call.codec.failed else "unfinished arguments")
+            return
+        call.phase = STREAMING_CLOSED if call.phase is STREAMING else HELD_CLOSED
+        if rest:
+            self._release(call, rest, out)
+
+    # ------------------------------------------------------------------ the codec's output
+
+    def _after_codec(self, call: Call, out: list[Event]) -> None:
+        codec = call.codec
+        if call.name is None and codec.name is not None:
+            call.name = codec.name
+            call.id = codec.call_id
+            self._announce(call, out)
+        piece = codec.take()
+        if piece:
+            self._release(call, piece, out)
+        if codec.failed and not call.phase.broken:
+            self._break(call, "invalid arguments")
+            if self._strict:
+                raise self._error(call)
+
+    def _release(self, call: Call, piece: str, out: list[Event]) -> None:
+        if call.phase.streamed:
+            out.append(ToolCallArguments(call.index, piece))
+        else:
+            call.args.append(piece)
+
+    def _announce(self, call: Call, out: list[Event]) -> None:
+        """The name is known: validate it and, unless atomic, stream the call's start."""
+        assert call.name is not None
+        tools = self._tools
+        if self._spec.validate_names and tools and call.name not in tools:
+            self._break(call, f"unknown tool {call.name!r}")
+        if not (call.phase.streamed or call.phase.broken or self._atomic):
+            self._stream(call, out)
+
+    def _stream(self, call: Call, out: list[Event]) -> None:
+        index = self._count
+        self._count += 1
+        call.index = index
+        call.phase = STREAMING_CLOSED if call.phase is HELD_CLOSED else STREAMING
+        call.raw = []
+        codec = call.codec
+        call.quick = getattr(codec, "string_piece", None)
+        if codec.structured:
+            call.stops = _stops_regex(getattr(codec, "string_stops", '"\\'))
+        assert call.name is not None
+        out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
+        if call.args:
+            out.append(ToolCallArguments(index, "".join(call.args)))
+            call.args = []
