@@ -207,7 +207,7 @@ class CallTracker:
             if stops is not None:
                 plain = codec.in_string and not stops.search(data, i, end)
             else:  # raw-text values: the caller found no marker in the text
-                plain = getattr(codec, "in_string_value", False)
+                plain = codec.in_string_value
             if plain:  # inside a string of a streamed call: the codec's own fast path
                 piece = quick(data[i:end] if i or end != len(data) else data)
                 if piece:
