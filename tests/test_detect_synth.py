@@ -8,13 +8,19 @@ in either direction fails here."""
 from __future__ import annotations
 
 import glob
+from functools import cache
 from pathlib import Path
 
 import pytest
 
+import trisect
 from trisect import Parser
 from trisect.detect import CONFIRMED, SYNTHESISED, detect, synth
+from trisect.detect.emit import format_toml
+from trisect.detect.probe import SETTINGS
 from trisect.detect.result import Part
+from trisect.engine.options import StreamOptions
+from trisect.errors import FormatError
 from trisect.formats import all_formats, reasoning_format, tool_format
 from trisect.message import Message
 from trisect.testing import Case, load_cases
@@ -99,6 +105,7 @@ def _fixed_id(index: int) -> str:
     return f"call_{index}"
 
 
+@cache
 def rebuilt(name: str, kind: str) -> tuple[Part, Part]:
     """The family's detection, and the detection with every format that passed removed."""
     first = _part(name, kind)
@@ -130,3 +137,65 @@ def test_a_removed_family_is_rebuilt_from_the_template(name: str, kind: str, dif
         if _view(got) != _view(want):
             found.add(case.id)
     assert found == differ
+
+
+# ---------------------------------------------------------------------- format files
+
+
+def _family_cases(first: Part, kind: str) -> list[Case]:
+    family = {first.spec.name, *first.spec.aliases} if first.spec else set()
+    return [c for c in CASES if (c.reasoning if kind == "reasoning" else c.tools_format) in family]
+
+
+def _with(spec: trisect.FormatSpec, case: Case) -> Parser:
+    if spec.kind == "reasoning":
+        other = tool_format(case.tools_format) if case.tools_format else None
+        return Parser(synth.align(spec, other), other)
+    other = reasoning_format(case.reasoning) if case.reasoning else None
+    return Parser(other, synth.align(spec, other))
+
+
+@pytest.mark.parametrize(("name", "kind"), [(n, k) for n, k, _d in REBUILT])
+def test_an_emitted_format_file_loads_back_into_the_same_parser(name: str, kind: str, tmp_path: Path) -> None:
+    first, again = rebuilt(name, kind)
+    assert again.spec is not None
+    path = tmp_path / f"{again.spec.name}.toml"
+    path.write_text(format_toml(again.spec, comment=["a test"]), encoding="utf-8")
+    loaded = trisect.load_format(path)
+    built = again.spec
+    assert (loaded.name, loaded.kind) == (built.name, built.kind)
+    assert dict(loaded.terminals) == dict(built.terminals) and loaded.special == built.special
+    assert dict(loaded.regions) == dict(built.regions) and dict(loaded.table) == dict(built.table)
+    assert loaded.turn_markers == built.turn_markers
+    assert loaded.tool_start_ends_reasoning == built.tool_start_ends_reasoning
+    for _label, kwargs in SETTINGS:
+        options = StreamOptions(chat_template_kwargs=kwargs)
+        assert loaded.initial(options) == built.initial(options), kwargs
+    for case in _family_cases(first, kind):
+        options = case.request()
+        want = _with(built, case).parse(case.output, id_factory=_fixed_id, **options)
+        got = _with(loaded, case).parse(case.output, id_factory=_fixed_id, **options)
+        assert _view(got) == _view(want), case.id
+
+
+def test_only_synthesised_formats_are_emitted() -> None:
+    with pytest.raises(FormatError, match="not synthesised"):
+        format_toml(tool_format("hermes"))
+
+
+def test_the_command_writes_format_files(tmp_path: Path) -> None:
+    import io
+
+    from trisect.cli.main import main
+
+    template = str(TEMPLATES / "Qwen-Qwen3-0.6B.jinja")
+    target = tmp_path / "qwen.toml"
+    assert main(["detect", template, "--emit-toml", str(target)], out=io.StringIO()) == 2  # nothing synthesised
+    out = io.StringIO()
+    assert main(["detect", template, "--synthesise", "--emit-toml", str(target)], out=out) == 0
+    reasoning = trisect.load_format(tmp_path / "qwen-reasoning.toml")
+    tools = trisect.load_format(tmp_path / "qwen-tools.toml")
+    msg = Parser(reasoning, synth.align(tools, reasoning)).parse(
+        '<think>Look it up.</think><tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    )
+    assert (msg.reasoning, msg.tool_calls[0].name, msg.tool_calls[0].arguments) == ("Look it up.", "f", '{"a": 1}')

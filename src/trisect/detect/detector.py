@@ -138,7 +138,7 @@ def _reasoning(
             built,
             0.6,
             trials=len(trials),
-            evidence=(*evidence, "no registered reasoning format passed every trial; synthesised from the markers"),
+            evidence=(*evidence, f"{_none_passed('reasoning', specs)}; synthesised from the markers"),
         )
     return Part(
         UNKNOWN,
@@ -146,6 +146,10 @@ def _reasoning(
         trials=len(trials),
         evidence=(*evidence, "no registered reasoning format passed every trial"),
     )
+
+
+def _none_passed(kind: str, specs: Sequence[FormatSpec]) -> str:
+    return f"no registered {kind} format passed every trial" if specs else f"no registered {kind} format was offered"
 
 
 def _suggest_reasoning(rev: ReasoningEvidence, specs: Sequence[FormatSpec]) -> tuple[str, ...]:
@@ -210,7 +214,7 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
                 trials=len(shape.regions),
                 evidence=(
                     _shown(shape, tev),
-                    "no registered tool format passed every trial; synthesised from the call regions",
+                    f"{_none_passed('tool', specs)}; synthesised from the call regions",
                 ),
                 regions=shape.regions,
             )

@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
+from weakref import WeakKeyDictionary
 
 from ..codecs import JsonArgsCodec, JsonEnvelope, XmlParams
 from ..engine.options import StreamOptions
@@ -41,6 +42,15 @@ from .evidence import CLOSED, OPEN, ReasoningEvidence, ToolShape
 _REFERENCE = "synthesised by trisect.detect from the chat template's renders"
 _DECODER = json.JSONDecoder()
 
+# what a built format's functions were made from (its initial-state rule, its key and name
+# readers), so that ``emit`` can write them as a format file; keyed by the spec itself
+RECIPES: WeakKeyDictionary[FormatSpec, dict[str, Any]] = WeakKeyDictionary()
+
+
+def _recorded(spec: FormatSpec, **recipe: Any) -> FormatSpec:
+    RECIPES[spec] = recipe
+    return spec
+
 
 # ---------------------------------------------------------------------------- reasoning
 
@@ -50,8 +60,8 @@ def reasoning_format(
 ) -> FormatSpec | None:
     if ev.end is None or not ev.single_end:
         return None
-    initial, opens_in_content = _initial(ev)
-    return think_format(
+    initial, opens_in_content, rule = _initial(ev)
+    spec = think_format(
         name,
         start=(ev.start,) if ev.start else (),
         end=(ev.end,),
@@ -63,9 +73,10 @@ def reasoning_format(
         models=(name,),
         reference=_REFERENCE,
     )
+    return _recorded(spec, initial=rule)
 
 
-def _initial(ev: ReasoningEvidence) -> tuple[Callable[[StreamOptions], str], bool]:
+def _initial(ev: ReasoningEvidence) -> tuple[Callable[[StreamOptions], str], bool, str | dict[str, Any]]:
     """The initial-state rule the prompt verdicts show, and whether a start marker in content
     opens the block (when the model decides)."""
     verdicts = {s.label: s.verdict for s in ev.settings}
@@ -76,12 +87,15 @@ def _initial(ev: ReasoningEvidence) -> tuple[Callable[[StreamOptions], str], boo
         if on != off:
             switches.append(key)
     if verdicts.get("reasoning_effort=none", default) == CLOSED and default != CLOSED:
-        return effort_switch(off=("none",), default=None, names=tuple(switches)), False
+        rule: dict[str, Any] = {"switch": switches, "default": True, "effort_off": ["none"]}
+        return effort_switch(off=("none",), default=None, names=tuple(switches)), False, rule
     if switches:
-        return thinking_switch(*switches, default=default != CLOSED), False
+        thinks = default != CLOSED
+        return thinking_switch(*switches, default=thinks), False, {"switch": switches, "default": thinks}
     if default == OPEN:
-        return always_reasoning, False
-    return thinking_switch("enable_thinking", "thinking", default=False), default is None
+        return always_reasoning, False, "REASONING"
+    rule = {"switch": ["enable_thinking", "thinking"], "default": False}
+    return thinking_switch("enable_thinking", "thinking", default=False), default is None, rule
 
 
 def _turn_markers(ev: ReasoningEvidence, markers: Markers) -> tuple[str, ...]:
@@ -156,7 +170,7 @@ def _envelope(one: str, two: str | None, markers: Markers, name: str) -> FormatS
         return None  # a bare envelope: nothing marks where a call starts
     special = _special(markers, start, end)
     if in_list or (two is not None and two.count(start) == 1):
-        return listed(
+        return _recorded(listed(
             name,
             (start,),
             (end,) if end else None,
@@ -164,8 +178,8 @@ def _envelope(one: str, two: str | None, markers: Markers, name: str) -> FormatS
             special=frozenset(k for k, m in (("LIST_START", start), ("LIST_END", end)) if m and m in special),
             models=(name,),
             reference=_REFERENCE,
-        )
-    return wrapped(
+        ))
+    return _recorded(wrapped(
         name,
         (start,),
         (end,) if end else None,
@@ -173,7 +187,7 @@ def _envelope(one: str, two: str | None, markers: Markers, name: str) -> FormatS
         special=bool(special),
         models=(name,),
         reference=_REFERENCE,
-    )
+    ))
 
 
 def _special(markers: Markers, *strings: str) -> set[str]:
@@ -222,16 +236,18 @@ def _named_json(one: str, two: str | None, markers: Markers, name: str) -> Forma
     else:
         rows.append(("ARGS", ARGS_DONE, outer, (Act.CALL_END,)))
     special = _special(markers, *(m for ms in terminals.values() for m in ms))
-    return FormatSpec(
-        name=name,
-        kind="tools",
-        terminals=terminals,
-        special=frozenset(t for t, ms in terminals.items() if ms[0] in special),
-        regions=regions,
-        table=rules(*rows),
-        codec=JsonArgsCodec,
-        models=(name,),
-        reference=_REFERENCE,
+    return _recorded(
+        FormatSpec(
+            name=name,
+            kind="tools",
+            terminals=terminals,
+            special=frozenset(t for t, ms in terminals.items() if ms[0] in special),
+            regions=regions,
+            table=rules(*rows),
+            codec=JsonArgsCodec,
+            models=(name,),
+            reference=_REFERENCE,
+        )
     )
 
 
@@ -304,7 +320,8 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
     elif pre or post:
         return None
     special = bool(_special(markers, pre, post)) if (pre or post) else True
-    return invoke_format(
+    names = Quote.OPTIONAL if name_quote else Quote.NONE
+    spec = invoke_format(
         name,
         invoke=(name_open, invoke_close[0]),
         param=(key_open, param_close[0]),
@@ -314,12 +331,16 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
         bare=block is None,  # a call element the model may leave out (recovery, as the catalogue does)
         special=special,
         stray_end=True,
-        names=Quote.OPTIONAL if name_quote else Quote.NONE,
+        names=names,
         keys=key_quote_style,
         trim="newline" if value_text.startswith("\n") else "strip",
         models=(name,),
         reference=_REFERENCE,
     )
+    return _recorded(spec, key=_READER[key_quote_style], call_name=_READER[names])
+
+
+_READER = {Quote.NONE: "as_is", Quote.OPTIONAL: "unquote", Quote.FIRST: "first_quoted"}
 
 
 def describe(spec: FormatSpec) -> Mapping[str, Any]:
@@ -348,10 +369,13 @@ def align(spec: FormatSpec, other: FormatSpec | None) -> FormatSpec:
     table = {
         (state, rename.get(terminal, terminal)): rule for (state, terminal), rule in spec.table.items()
     }
-    return replace(
+    aligned = replace(
         spec,
         terminals={rename.get(n, n): m for n, m in spec.terminals.items()},
         special=frozenset(rename.get(n, n) for n in spec.special),
         table=table,
         codec=codec,
     )
+    if spec in RECIPES:
+        RECIPES[aligned] = RECIPES[spec]
+    return aligned
