@@ -3,7 +3,7 @@
     trisect parse FILE|- --reasoning NAME --tools NAME [--tools-file tools.json] [--stream]
     trisect parse FILE|- --format-file FORMAT.toml …
     trisect formats
-    trisect demo [--delay SECONDS]
+    trisect demo [--delay SECONDS] [--live [--threads N]]
     trisect serve [--upstream URL --upstream-kind KIND] [--model …] (``trisect serve --help``)
     trisect detect PATH [--flags]
     trisect --version
@@ -145,6 +145,10 @@ _COLORS = {"reasoning": "\033[2;36m", "content": "\033[0m", "tool": "\033[1;33m"
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    if args.live:
+        from ..serve.cli import live_demo as live  # the serve extra, imported only for --live
+
+        return live(threads=args.threads, out=out, color=False if args.no_color else None)
     color = out.isatty() and not args.no_color
     paint = (lambda kind, s: f"{_COLORS[kind]}{s}{_COLORS['reset']}") if color else (lambda _kind, s: s)
     for example in EXAMPLES:
@@ -219,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="stream bundled example outputs and show the fields arriving")
     d.add_argument("--delay", type=float, default=0.01, help="seconds between deltas (0: no pause)")
     d.add_argument("--no-color", action="store_true")
+    d.add_argument(
+        "--live",
+        action="store_true",
+        help="ask a real model instead: the embedded default (fetched on first use) behind trisect serve",
+    )
+    d.add_argument("--threads", type=int, default=None, help="with --live: CPU threads (default: the free cores)")
     d.set_defaults(func=cmd_demo)
     s = sub.add_parser(
         "serve", help="an OpenAI-compatible server over any raw-completion engine", add_help=False, prefix_chars="\0"

@@ -198,18 +198,22 @@ class _TagWriter:
     def __init__(self, rules: Rules, spec: FormatSpec | None) -> None:
         self.rules = rules
         self.spec = spec
+        self.single = False  # one call only: the further calls of a block (its star) are left out
 
     def blocks(self, node: Mapping[str, Any]) -> Expr:
         """``triggered_tags`` from the first trigger on: one call block, or several separated
-        by whitespace."""
+        by whitespace. With one call only (``stop_after_first``), a block that may hold several
+        (the tag's ``star``) holds one."""
+        self.single = bool(node.get("stop_after_first"))
         block = self.rules.define("call-block", alt(*(self.element(t) for t in node["tags"])))
-        return block if node.get("stop_after_first") else seq(block, Rep(seq(_WS, block)))
+        return block if self.single else seq(block, Rep(seq(_WS, block)))
 
     def whole_output(self, node: Mapping[str, Any]) -> Expr:
         """``triggered_tags`` as xgrammar reads it: free text holding no trigger (nor an
         excluded marker); a trigger opens its block."""
         triggers = tuple(node["triggers"])
         excluded = tuple(sorted({*triggers, *node.get("excludes", ())}))
+        self.single = bool(node.get("stop_after_first"))
         bare, opened = [], []
         for tag in node["tags"]:
             trigger = next(t for t in triggers if tag["begin"].startswith(t))
@@ -240,8 +244,8 @@ class _TagWriter:
             return seq(*(self.element(e) for e in node["elements"]))
         if kind == "or":
             return alt(*(self.element(e) for e in node["elements"]))
-        if kind == "star":
-            return Rep(self.element(node["content"]))
+        if kind == "star":  # the block's further calls (structural.py writes nothing else as a star)
+            return EMPTY if self.single else Rep(self.element(node["content"]))
         if kind == "tag":
             return self.tag_rest(node)
         if kind == "json_schema":

@@ -132,3 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TrisectError, OSError, ValueError) as exc:
         sys.stderr.write(f"trisect serve: error: {exc}\n")
         return 2
+
+
+def live_demo(*, threads: int | None = None, out: Any = None, color: bool | None = None) -> int:
+    """``trisect demo --live`` (``serve.demo``): reached through this module, the one the
+    ``trisect`` command may import from a shell."""
+    from .demo import main as demo_main
+
+    return demo_main(threads=threads, out=out, color=color)

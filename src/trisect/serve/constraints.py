@@ -10,6 +10,10 @@ runs, so the grammar and the parser cannot drift apart):
   text, and calls that are well-formed once the call marker is written); for llama.cpp a
   **lazy** GBNF grammar (``grammar.gbnf``): free sampling until the call opener appears, the
   call constrained from there — it needs no phases, its trigger comes after reasoning;
+* the ``embedded`` model: that lazy grammar under ``auto`` always (with every tool's schema), so
+  that a call the default model starts is well formed; under required / named the JSON of the
+  schema as trisect's GBNF (objects closed, whitespace bounded, which a 135M model needs: under
+  llama.cpp's JSON-schema conversion it adds keys and blank lines until ``max_tokens``);
 * ``response_format`` ``json_object`` / ``json_schema``: that JSON schema;
 * anything else: no grammar.
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import RequestError
 from ..grammar import for_request, gbnf, structural_tag
 from .errors import APIError
 from .model import ServedModel
@@ -75,14 +80,28 @@ def decoding(served: ServedModel, plan: Plan, prompt: str, *, kind: str, strict_
     """The constraint and phases for one request (``APIError`` when the kind cannot do it)."""
     options = {k: v for k, v in plan.parser_options.items() if k != "history_tool_calls"}
     tools = options.get("tools")
-    if strict_tool_calling and kind in LAZY_GBNF and tools and plan.response_format is None:
+    embedded = kind == "embedded"  # the default model: always the lazy grammar, every tool's schema
+    if (strict_tool_calling or embedded) and kind in LAZY_GBNF and tools and plan.response_format is None:
         if options.get("tool_choice", "auto") == "auto":
-            lazy = gbnf(served.parser, tools, tool_choice="auto", parallel_tool_calls=options["parallel_tool_calls"])
+            try:
+                lazy = gbnf(
+                    served.parser,
+                    tools,
+                    tool_choice="auto",
+                    parallel_tool_calls=options["parallel_tool_calls"],
+                    strict_level="function" if embedded else "auto",
+                )
+            except RequestError:
+                if not embedded:
+                    raise
+                lazy = None  # a --model whose format has no call shape: free text, parsed as always
             return Decoding(Constraint("gbnf", lazy.text, lazy.triggers)) if lazy is not None else Decoding()
     wanted = _wanted(served, plan, strict_tool_calling and kind not in LAZY_GBNF)
     if wanted is None:
         return Decoding()
     grammar_kind, value, param = wanted
+    if embedded and param == "tool_choice" and grammar_kind == "json_schema":
+        grammar_kind, value = "gbnf", _calls_gbnf(served, plan)  # type: ignore[assignment]
     if grammar_kind == "structural_tag" and kind not in STRUCTURAL_TAGS:
         raise APIError(
             f"this request needs an xgrammar structural tag ({served.parser.tools} calls), "
@@ -103,6 +122,19 @@ def decoding(served: ServedModel, plan: Plan, prompt: str, *, kind: str, strict_
     if kind in TWO_PHASE:
         return Decoding(Constraint(grammar_kind, value), after_reasoning=end)  # type: ignore[arg-type]
     raise APIError(f"the {kind} upstream takes no grammar", param=param)
+
+
+def _calls_gbnf(served: ServedModel, plan: Plan) -> str:
+    """``required`` / named for the embedded model: the JSON of the schema as trisect's GBNF."""
+    options = plan.parser_options
+    found = gbnf(
+        served.parser,
+        options.get("tools"),
+        tool_choice=options.get("tool_choice"),
+        parallel_tool_calls=options["parallel_tool_calls"],
+    )
+    assert found is not None  # required / named always constrain
+    return found.text
 
 
 def _with_reasoning(served: ServedModel, plan: Plan, kind: str, value: dict[str, Any], end: str) -> dict[str, Any]:

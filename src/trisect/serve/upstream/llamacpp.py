@@ -64,7 +64,8 @@ def request_body(kind: str, request: CompletionRequest) -> dict[str, Any]:
         elif constraint.kind == "lark":
             if constraint.lazy:
                 raise UpstreamError("llama.cpp's lazy grammars are GBNF only", status=400)
-            body["grammar"] = "%llguidance {}\n" + str(constraint.value)
+            text = str(constraint.value)  # trisect.grammar.lark writes the header itself
+            body["grammar"] = text if text.lstrip().startswith("%llguidance") else "%llguidance {}\n" + text
         else:
             raise UpstreamError(f"llama.cpp takes no {constraint.kind} constraint", status=400)
     return body
