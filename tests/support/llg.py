@@ -252,7 +252,10 @@ class _XmlArgs:
 
     def __init__(self, lark: _Lark, style: str, excludes: Iterable[str]) -> None:
         if style not in STYLES:
-            raise ValueError(f"no Lark translation for argument style {style!r}")
+            raise ValueError(
+                f"tests/support/llg.py has no Lark translation for the xgrammar argument style {style!r}: "
+                "add how it writes one parameter to _XmlArgs._frame (xgrammar's docs say how)"
+            )
         self.lark = lark
         self.style = style
         self.excludes = tuple(excludes)
