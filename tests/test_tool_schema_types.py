@@ -1,5 +1,6 @@
-"""A tool schema's ``type`` must be one the parser can read a value by: a typo is a
-``ToolSchemaError`` naming where it is, before any parsing (``request/choice.py``)."""
+"""A tool schema's ``type`` must be one the parser can read a value by (a property's type, or
+its anyOf / oneOf branches'): a typo is a ``ToolSchemaError`` naming where it is, before any
+parsing (``request/choice.py``)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ def _tools(prop: dict[str, Any]) -> list[dict[str, Any]]:
     [
         ({"type": "integr"}, "properties.n.type 'integr'", "did you mean 'integer'?"),
         ({"type": ["string", "nul"]}, "properties.n.type 'nul'", "did you mean 'null'?"),
-        ({"type": "array", "items": {"type": "strin"}}, "properties.n.items.type 'strin'", "'string'"),
-        ({"anyOf": [{"type": "object", "properties": {"k": {"type": "bool"}}}]}, "anyOf[0].properties.k.type", ""),
+        ({"anyOf": [{"type": "intger"}, {"type": "null"}]}, "properties.n.anyOf[0].type 'intger'", "'integer'"),
         ({"type": 3}, "properties.n.type 3", ""),
     ],
 )

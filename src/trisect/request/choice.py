@@ -81,6 +81,10 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
             for key, schema in props.items():
                 if not isinstance(schema, (Mapping, bool)):
                     raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
+                if type(schema) is dict:
+                    kind = schema.get("type")  # the common case, inline: one lookup per property
+                    if type(kind) is str and kind in _TYPES and "anyOf" not in schema and "oneOf" not in schema:
+                        continue
                 if is_mapping(schema):
                     _check_types(schema, f"{where}.properties.{key}")
         required = params.get("required")
@@ -97,36 +101,27 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
 
 # JSON Schema's type names, and "float", which tool definitions write for "number"
 TYPE_NAMES = ("string", "integer", "number", "boolean", "null", "object", "array", "float")
-_SUBSCHEMAS = ("items", "additionalProperties", "not", "contains")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_TYPES = frozenset(TYPE_NAMES)
 
 
-def _check_types(schema: Mapping[str, Any], where: str, depth: int = 0) -> None:
-    """A ``type`` the parser cannot read a value by (a typo such as ``"integr"``) is an error;
-    nested schemas are checked too (to a depth of 32: deeper ones are not typed by the parser)."""
+def _check_types(schema: Mapping[str, Any], where: str) -> None:
+    """The types a raw value is read by (``codecs.schema.declared_types``: a property's
+    ``type``, or those of its ``anyOf`` / ``oneOf`` branches) must be JSON schema types: a typo
+    such as ``"integr"`` would silently leave the value a string. Nested schemas (``items``,
+    an object's own properties) are the grammar's business, not the parser's."""
     kind = schema.get("type")
-    for name in kind if isinstance(kind, list) else () if kind is None else (kind,):
-        if name not in TYPE_NAMES:
-            close = difflib.get_close_matches(str(name), TYPE_NAMES, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ToolSchemaError(f"{where}.type {name!r} is not a JSON schema type{hint}")
-    if depth >= 32:
-        return
-    props = schema.get("properties")
-    if is_mapping(props):
-        for key, sub in props.items():
-            if is_mapping(sub):
-                _check_types(sub, f"{where}.properties.{key}", depth + 1)
-    for key in _SUBSCHEMAS:
-        sub = schema.get(key)
-        if is_mapping(sub):
-            _check_types(sub, f"{where}.{key}", depth + 1)
-    for key in _SCHEMA_LISTS:
-        subs = schema.get(key)
-        if isinstance(subs, list):
-            for k, sub in enumerate(subs):
-                if is_mapping(sub):
-                    _check_types(sub, f"{where}.{key}[{k}]", depth + 1)
+    if kind is not None and not (type(kind) is str and kind in _TYPES):
+        for name in kind if isinstance(kind, list) else (kind,):
+            if not isinstance(name, str) or name not in _TYPES:
+                close = difflib.get_close_matches(str(name), TYPE_NAMES, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ToolSchemaError(f"{where}.type {name!r} is not a JSON schema type{hint}")
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for k, branch in enumerate(branches):
+                if is_mapping(branch):
+                    _check_types(branch, f"{where}.{key}[{k}]")
 
 
 # ---------------------------------------------------------------------------- constrained output
