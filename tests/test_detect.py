@@ -253,3 +253,18 @@ def test_the_detect_command_prints_json_and_the_flags() -> None:
     out = io.StringIO()
     assert main(["detect", str(TEMPLATES / "GLM-4.7-Flash.jinja"), "--flags"], out=out) == 0
     assert out.getvalue() == "--reasoning-parser glm45 --tool-call-parser glm47 --enable-auto-tool-choice\n"
+
+
+# ---------------------------------------------------------------------- the shells
+
+
+def test_serve_detects_the_formats_when_none_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    from trisect.serve.model import load_model
+
+    template = str(TEMPLATES / "GLM-4.7-Flash.jinja")
+    served = load_model(model=None, chat_template=template)
+    assert (served.parser.reasoning, served.parser.tools) == ("glm45", "glm47")
+    assert served.reasoning_end == ("</think>",)
+    assert "detected from the chat template: reasoning glm45, tools glm47" in capsys.readouterr().err
+    named = load_model(model=None, chat_template=template, reasoning_parser="qwen3")
+    assert (named.parser.reasoning, named.parser.tools) == ("qwen3", None)  # a named format: no detection

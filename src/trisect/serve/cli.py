@@ -35,8 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("--tokenizer", metavar="PATH", help="tokenizer.json (default: the model directory's)")
     model.add_argument("--chat-template", metavar="FILE", help="Jinja chat template (default: the model's)")
     model.add_argument("--chat-template-content-format", choices=("auto", "string", "openai"), default="auto")
-    model.add_argument("--reasoning-parser", metavar="NAME", help="reasoning format (vLLM's names)")
-    model.add_argument("--tool-call-parser", metavar="NAME", help="tool-call format (vLLM's names)")
+    model.add_argument(
+        "--reasoning-parser", metavar="NAME", help="reasoning format (vLLM's names; neither given: detected)"
+    )
+    model.add_argument(
+        "--tool-call-parser", metavar="NAME", help="tool-call format (vLLM's names; neither given: detected)"
+    )
     model.add_argument("--served-model-name", nargs="+", metavar="NAME", help="names clients use (default: --model)")
     model.add_argument("--threads", type=int, default=None, help="embedded model: CPU threads")
     srv = ap.add_argument_group("server")

@@ -24,7 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..formats import reasoning_format
+from ..detect import Detection, detect
+from ..engine.spec import FormatSpec
 from ..parser import Parser
 from ..templates import ChatTemplate, is_gguf, load_template, read_metadata
 
@@ -103,6 +104,18 @@ def _add_bos(model: Path | None) -> bool:
     return True
 
 
+def _log_detection(detection: Detection) -> None:
+    """One line on stderr: what detection chose, so a wrong guess is visible (and overridable)."""
+    import sys
+
+    parts = []
+    for label, part in (("reasoning", detection.reasoning_part), ("tools", detection.tools_part)):
+        shown = f"{label} {part.name or part.status}"
+        parts.append(f"{shown} ({part.status})" if part.name and part.status != "confirmed" else shown)
+    note = "; pass --reasoning-parser / --tool-call-parser to override" if detection.unknown else ""
+    sys.stderr.write(f"trisect serve: detected from the chat template: {', '.join(parts)}{note}\n")
+
+
 def load_model(
     *,
     model: str | None,
@@ -145,11 +158,18 @@ def load_model(
             tok = _tokenizer(str(tok_path))
         except ImportError:
             tok = None  # id mode needs the tokenizers package; text mode works without it
-    parser = Parser(reasoning_parser, tool_call_parser, tokenizer=tok)
+    reasoning: str | FormatSpec | None = reasoning_parser
+    tools: str | FormatSpec | None = tool_call_parser
+    if reasoning is None and tools is None:
+        # no format named: the chat template says which (trisect.detect; an unknown part is left out)
+        detection = detect(template)
+        reasoning, tools = detection.reasoning_spec, detection.tools_spec
+        _log_detection(detection)
+    parser = Parser(reasoning, tools, tokenizer=tok)
     markers = tuple(dict.fromkeys(m for strings in parser.spec.terminals.values() for m in strings if m))
     end: tuple[str, ...] = ()
-    if reasoning_parser is not None:
-        end = tuple(reasoning_format(reasoning_parser).terminals.get("THINK_END", ()))
+    if parser.reasoning_spec is not None:
+        end = tuple(parser.reasoning_spec.terminals.get("THINK_END", ()))
     names = served_model_names or ((model,) if model else ("trisect",))
     fmt = content_format(template.source) if content_format_option == "auto" else content_format_option
     source_text = template.source + (template.tool_use or "")
