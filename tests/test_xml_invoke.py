@@ -34,7 +34,8 @@ CALLS = [
     {"name": "get_time", "arguments": {"city": "Tokyo", "days": 1}},
 ]
 INVOKE_FORMATS = sorted(
-    (s for s in all_formats() if isinstance(s.codec, XmlParams) and "INVOKE" in s.terminals),
+    # channel formats (Muse) frame their calls in messages: their own cases test them
+    (s for s in all_formats() if isinstance(s.codec, XmlParams) and "INVOKE" in s.terminals and s.header is None),
     key=lambda s: s.name,
 )
 
@@ -80,8 +81,10 @@ def test_the_builder_serves_every_xml_invoke_family() -> None:
         "deepseek_v32",
         "deepseek_v4",
         "deepseek_v41",
-        "muse_glimmer",
         "step3",
+        "dots",
+        "mimo",
+        "step5",
     } <= names
 
 

@@ -19,8 +19,10 @@ Sources, per format (expected values come from them, never from running trisect)
 * ``pythonic`` / ``llama4_pythonic``: the real model responses quoted in Meta's prompt-format
   documents (``llama3_2_text_prompt_format.md``, ``llama4_prompt_format.md``) and calls in the
   same syntax for the other cases; expected arguments are the Python literals read by hand.
-* ``olmo3`` / ``lfm2``: FORMATS.md only (no template or output is staged): hand-written.
-* ``kimi_k3`` (XTML) and ``inkling``: FORMATS.md only: hand-written.
+* ``olmo3`` / ``lfm2``: vLLM 0.33's ``olmo3_tool_parser.py`` / ``lfm2_tool_parser.py`` (no
+  template or output is staged): hand-written.
+* ``kimi_k3`` (XTML) and ``inkling``: vLLM 0.33's ``kimi_k3_tool_parser.py`` and
+  ``parser/inkling.py``: hand-written.
 
 Token ids: ``gpt_oss`` (o200k Harmony) for Harmony, ``llama3`` for pythonic, ``llama4`` for
 llama4_pythonic; the others have no tokenizer here and run on text.
@@ -723,7 +725,7 @@ def llama4_book() -> Book:
     return b
 
 
-OLMO_SRC = "FORMATS.md olmo3 (vLLM olmo3 tool parser): <function_calls> newline-separated calls </function_calls>"
+OLMO_SRC = "vLLM 0.33 olmo3_tool_parser.py: <function_calls> newline-separated calls </function_calls>"
 
 
 def olmo3_book(reasoning: str | None, path: str) -> Book:
@@ -806,7 +808,7 @@ def olmo3_book(reasoning: str | None, path: str) -> Book:
     return b
 
 
-LFM2_SRC = "FORMATS.md lfm2 (vLLM lfm2 tool parser): <|tool_call_start|>[pythonic list]<|tool_call_end|>"
+LFM2_SRC = "vLLM 0.33 lfm2_tool_parser.py: <|tool_call_start|>[pythonic list]<|tool_call_end|>"
 
 
 def lfm2_book() -> Book:
@@ -889,10 +891,10 @@ def lfm2_book() -> Book:
 
 
 # ======================================================================================
-# Kimi K3 XTML and Inkling: FORMATS.md only
+# Kimi K3 XTML and Inkling: written from vLLM 0.33 sources
 # ======================================================================================
 
-K3_SRC = "FORMATS.md kimi_k3 (XTML, vLLM KimiK3ToolParser): hand-written in the catalogued wire format"
+K3_SRC = "vLLM 0.33 kimi_k3_tool_parser.py (XTML): hand-written in its wire format"
 PYTHON = tool("python", "Run Python code.", {"code": {"type": "string"}}, ["code"])
 K3_TOOLS = [*TOOLS, PYTHON]
 
@@ -1018,7 +1020,7 @@ def kimi_k3_book() -> Book:
     return b
 
 
-INK_SRC = "FORMATS.md inkling (vLLM InklingParser): hand-written in the catalogued wire format"
+INK_SRC = "vLLM 0.33 parser/inkling.py: hand-written in its wire format"
 
 
 def ink_msg(kind: str, body: str) -> str:

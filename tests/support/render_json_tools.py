@@ -1016,6 +1016,7 @@ def list_family(
     codec: Callable[[str, str], str] = env,
     inner: str | None = None,
     tokenizer: str | None = None,
+    markers_are_tokens: bool = True,
     lead: str = "[",
     tail: str = "]",
 ) -> Book:
@@ -1037,7 +1038,7 @@ def list_family(
         ),
         kept=[exp("get_time", UTC)],
     )
-    if tokenizer is not None:
+    if tokenizer is not None and markers_are_tokens:
         fam.mention(ordinary_for(tokenizer))
     return b
 
@@ -1174,6 +1175,7 @@ def more_cases() -> tuple[Book, ...]:
             "</tool_calls>",
             VLLM_EX.format("hunyuan_a13b") + " spelling",
             tokenizer="hunyuan_a13b",
+            markers_are_tokens=False,  # ordinary token sequences (vLLM's HunyuanA13BReasoningParser)
         )
     )
     books.append(

@@ -1,5 +1,5 @@
 """Cases for minicpm5 and minimax_m3, written in the wire formats their module docstrings quote
-(vLLM's minicpm5 parser regexes; FORMATS.md and published MiniMax-M3 outputs). No template or
+(vLLM's minicpm5 parser regexes; vLLM 0.33's vllm/parser/minimax_m3.py). No template or
 tokenizer exists here for either family, so every case is hand-written; the expected message
 follows from the format rules stated in each module, never from running trisect.
 
@@ -181,7 +181,10 @@ NS = "]<]minimax[>["
 
 
 def minimax_m3() -> list[dict[str, Any]]:
-    src = "hand-written in the MiniMax-M3 wire format (FORMATS.md; published M3 outputs)"
+    src = (
+        "hand-written in the MiniMax-M3 wire format "
+        "(vLLM 0.33 vllm/parser/minimax_m3.py: values are the raw element text)"
+    )
     f = "minimax_m3"
 
     def invoke(name: str, params: list[tuple[str, str]], q: str = '"') -> str:
@@ -241,7 +244,7 @@ def minimax_m3() -> list[dict[str, Any]]:
             "m3-multiline-value",
             src,
             block(invoke("search", [("query", "\nline one\n  line two\n")])),
-            calls=[("search", {"query": "line one\n  line two"})],
+            calls=[("search", {"query": "\nline one\n  line two\n"})],
         ),
         case(
             f,

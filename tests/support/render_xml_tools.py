@@ -54,7 +54,6 @@ from support.render_cases import (  # noqa: E402
     coder_turn,
     joined,
     render,
-    tool,
 )
 
 TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
@@ -702,7 +701,15 @@ def function_writer(start: str, end: str) -> Callable[[Calls], str]:
 
 
 def function_xml_cases(
-    tag: str, fmt: str, start: str, end: str, *, reasoning: str, think: tuple[str, str], tokenizer: str | None
+    tag: str,
+    fmt: str,
+    start: str,
+    end: str,
+    *,
+    reasoning: str,
+    think: tuple[str, str],
+    tokenizer: str | None,
+    reference: str = "FORMATS.md; no template staged",
 ) -> Callable[[], Book]:
     write = function_writer(start, end)
     open_, close = think
@@ -719,7 +726,7 @@ def function_xml_cases(
             tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer=tokenizer,
             write=write, turn=turn,
             source=f"written in the Qwen3-Coder.jinja spelling with the {fmt} wrappers and reasoning markers "
-            "(FORMATS.md; no template staged)",
+            f"({reference})",
             value_close="</parameter>", call_close=end, tool_start=start, validates=False,
             think_open=open_ if fmt == "seed_oss" else None, tool_start_special=tokenizer is not None,
             prefix=f"{open_}{close}",
@@ -762,9 +769,9 @@ def step3_cases() -> Book:
     f = Family(
         tag="step3", path="step3/step3.jsonl", tools_format="step3", reasoning="step3", tokenizer="step3",
         write=step3_write, turn=turn,
-        source="written in the FORMATS.md step3 spelling (recorded from memory; no template staged)",
+        source="written from vLLM 0.33 step3_tool_parser.py (its tokens and regexes; no template staged)",
         value_close="</steptml:parameter>", call_close="</steptml:invoke>", tool_start="<｜tool_calls_begin｜>",
-        validates=False, prefix="</think>",
+        validates=False, prefix="</think>", expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
         rejected=staticmethod(  # type: ignore[arg-type]
             lambda out: joined(out.replace("<｜tool_calls_begin｜>", "").replace("<｜tool_calls_end｜>", ""))
         ),
@@ -785,40 +792,6 @@ def step3_cases() -> Book:
     add("missing-invoke-end", "'</steptml:invoke>' missing before '<｜tool_call_end｜>'",
         out.replace("</steptml:invoke>", ""), tool_calls=[PARIS, TOKYO_TIME])
     add("single-quoted-names", "names and keys in single quotes", out.replace('"', "'"), tool_calls=[PARIS, TOKYO_TIME])
-    return b
-
-
-WEATHER_DOTTED = tool(
-    "weather.get", "Weather by city (a dotted name).", {"city": {"type": "string"}, "days": {"type": "integer"}}
-)
-
-
-def muse_cases() -> Book:
-    write = dsml_writer("atem:", "function_calls")
-
-    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
-        return content + (write(as_calls(calls)) if calls else "")
-
-    close = "</atem:function_calls>"
-    f = Family(
-        tag="muse", path="muse_glimmer/muse_glimmer.jsonl", tools_format="muse_glimmer", reasoning=None,
-        tokenizer=None, write=write, turn=turn,
-        source="written in the FORMATS.md ATEM spelling, laid out as the DSML template (no template staged)",
-        value_close="</atem:parameter>", call_close="</atem:invoke>", tool_start="<atem:function_calls>",
-        validates=False, rejected=staticmethod(lambda out: joined(out.replace("\n" + close, ""))),  # type: ignore[arg-type]
-    )
-    b = f.book()
-    standard(b, f)
-    out = "Checking." + write([("weather.get", [("city", "Paris", True), ("days", "3", False)])])
-    b.add(
-        "muse-dotted-name",
-        "hand-written; the FORMATS.md example name 'weather.get'",
-        out,
-        content="Checking.",
-        tool_calls=[call("weather.get", {"city": "Paris", "days": 3})],
-        tools=[*TOOLS, WEATHER_DOTTED],
-        tokenizer=None,
-    )
     return b
 
 
@@ -915,6 +888,168 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
 
 
 # --------------------------------------------------------------------------------------
+# vLLM 0.33 names: dots, mimo, step5, hy_v3 / hy_v4, k2_horizon (written from their sources)
+# --------------------------------------------------------------------------------------
+
+
+def dots_write(calls: Calls) -> str:
+    body = "".join(
+        f'<invoke name="{name}">\n' + "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v, _ in ps)
+        + "</invoke>\n"
+        for name, ps in calls
+    )
+    return f"\n<dots_function_call>\n{body}</dots_function_call>"
+
+
+def dots_cases() -> Book:
+    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        return content + (dots_write(as_calls(calls)) if calls else "")
+
+    f = Family(
+        tag="dots", path="dots/dots.jsonl", tools_format="dots", reasoning=None, tokenizer=None, write=dots_write,
+        turn=turn, source="written from vLLM 0.33 dots_tool_parser.py (the DotsToolParser docstring's layout)",
+        value_close="</parameter>", call_close="</invoke>", tool_start="<dots_function_call>",
+        expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
+        rejected=staticmethod(  # type: ignore[arg-type]
+            lambda out: joined(out.replace("\n<dots_function_call>\n", "\n").replace("\n</dots_function_call>", ""))
+        ),
+    )
+    b = f.book()
+    standard(b, f)
+    src = "hand-written from vLLM 0.33 dots_tool_parser.py"
+    out = dots_write(as_calls([PARIS])).replace('"', "'") + dots_write(as_calls([TOKYO_TIME])).replace('"', "")
+    b.add("dots-quote-styles", src + ": _extract_name strips ' and \" quotes or none", out,
+          tool_calls=[PARIS, TOKYO_TIME], tools=TOOLS, tokenizer=None)
+    b.add("dots-stray-close-dropped", src + ": a '</dots_function_call>' in normal text is dropped (streaming path)",
+          "Done.</dots_function_call>", content="Done.", tools=TOOLS, tokenizer=None)
+    out = dots_write([("get_weather", [("location", "  Paris \n", True), ("unit", " celsius", True)])])
+    b.add("dots-values-stripped", src + ": parameter values are .strip()-ed", out,
+          tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})], tools=TOOLS, tokenizer=None)
+    return b
+
+
+def mimo_write(calls: Calls) -> str:
+    """The compact parameters MiMo writes (vLLM parser/mimo.py: values verbatim)."""
+    return "\n".join(
+        f"<tool_call>\n<function={name}>\n" + "".join(f"<parameter={k}>{v}</parameter>\n" for k, v, _ in ps)
+        + "</function>\n</tool_call>"
+        for name, ps in calls
+    )
+
+
+def mimo_cases() -> Book:
+    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        block = mimo_write(as_calls(calls))
+        return f"<think>\n{r or ''}\n</think>\n\n" + content + ("\n\n" if content and block else "") + block
+
+    f = Family(
+        tag="mimo", path="mimo/mimo.jsonl", tools_format="mimo", reasoning="mimo", tokenizer="qwen3",
+        write=mimo_write, turn=turn,
+        source="written in the Qwen3 XML grammar with compact parameters (vLLM 0.33 parser/mimo.py: values verbatim)",
+        value_close="</parameter>", call_close="</tool_call>", tool_start="<tool_call>", validates=False,
+        prefix="<think>\n\n</think>\n\n",
+    )
+    b = f.book()
+    standard(b, f)
+    out = mimo_write([("write_file", [("path", "a.txt", True), ("content", "\nkept\n", True)])])
+    b.add("mimo-wrapping-newlines-kept", "hand-written; vLLM 0.33 parser/mimo.py (trim_newlines=False): a value's "
+          "own newlines are kept", f.prefix + out,
+          tool_calls=[call("write_file", {"path": "a.txt", "content": "\nkept\n"})],
+          tools=TOOLS, tokenizer="qwen3")
+    return b
+
+
+def hy_writer(sep: str) -> Callable[[Calls], str]:
+    def write(calls: Calls) -> str:
+        body = "".join(
+            f"<tool_call>{name}{sep}" + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
+            + "</tool_call>"
+            for name, ps in calls
+        )
+        return f"<tool_calls>{body}</tool_calls>"
+
+    return write
+
+
+def hy_cases(version: str) -> Callable[[], Book]:
+    write = hy_writer("<tool_sep>" if version == "v3" else "")
+    fmt = f"hy_{version}"
+
+    def make() -> Book:
+        def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+            return f"{r or ''}</think>{content}" + (write(as_calls(calls)) if calls else "")
+
+        f = Family(
+            tag=fmt, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=fmt, tokenizer="hy", write=write,
+            turn=turn, source=f"written from vLLM 0.33 {fmt}_tool_parser.py (its markers and regexes)",
+            value_close="</arg_value>", call_close="</tool_call>", tool_start="<tool_calls>", validates=False,
+            options={"reasoning_effort": "high"}, prefix="</think>",
+            rejected=staticmethod(lambda out: joined(out.replace("<tool_calls>", "").replace("</tool_calls>", ""))),  # type: ignore[arg-type]
+        )
+        b = f.book()
+        standard(b, f)
+        src = f"hand-written from vLLM 0.33 {fmt}_tool_parser.py"
+        out = write(as_calls([PARIS, TOKYO_TIME])).replace("</tool_call><tool_call>", "<tool_call>")
+        b.add(f"{fmt}-missing-call-close", src + ": '</tool_call>' missing before the next call", "</think>" + out,
+              tool_calls=[PARIS, TOKYO_TIME], tools=TOOLS, tokenizer="hy", options=f.options)
+        out = write(as_calls([PARIS])).replace("</tool_call></tool_calls>", "</tool_calls>")
+        b.add(f"{fmt}-block-end-closes-call", src + ": '</tool_calls>' ends a call left open (v3: "
+              "tool_call_portion_regex)", "</think>" + out, tool_calls=[PARIS], tools=TOOLS, tokenizer="hy",
+              options=f.options)
+        return b
+
+    return make
+
+
+def k2_write(calls: Calls) -> str:
+    body = "".join(
+        f"<ifm|tool_call>{name}"
+        + "".join(f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{v}</ifm|arg_value>" for k, v, _ in ps)
+        + "</ifm|tool_call>"
+        for name, ps in calls
+    )
+    return f"<ifm|tool_calls>{body}</ifm|tool_calls>"
+
+
+def k2_horizon_cases() -> Book:
+    def turn(r: str | None, content: str, calls: list[dict[str, Any]]) -> str:
+        return f"<ifm|think>{r or ''}</ifm|think>{content}" + (k2_write(as_calls(calls)) if calls else "")
+
+    f = Family(
+        tag="k2h", path="k2_horizon/k2_horizon.jsonl", tools_format="k2_horizon", reasoning="k2_horizon",
+        tokenizer="k2_horizon", write=k2_write, turn=turn,
+        source="written from vLLM 0.33 k2_horizon_tool_parser.py (tool_call_format 'xml')",
+        value_close="</ifm|arg_value>", call_close="</ifm|tool_call>", tool_start="<ifm|tool_calls>",
+        prefix="<ifm|think></ifm|think>", think_open="<ifm|think>",
+        rejected=staticmethod(  # type: ignore[arg-type]
+            lambda out: joined(out.replace("<ifm|think></ifm|think>", "").replace("<ifm|tool_calls>", "")
+                               .replace("</ifm|tool_calls>", ""))
+        ),
+    )
+    b = f.book()
+    standard(b, f)
+    src = "hand-written from vLLM 0.33 k2_horizon_tool_parser.py"
+    typed = k2_write(as_calls([PARIS])).replace("</ifm|arg_key>", "</ifm|arg_key><ifm|arg_type>string</ifm|arg_type>")
+    b.add("k2h-xml-typed", src + ": tool_call_format 'xml_typed' writes <ifm|arg_type> between key and value "
+          "(_ARG_RE)", f.prefix + typed, tool_calls=[PARIS], tools=TOOLS, tokenizer="k2_horizon",
+          options={"chat_template_kwargs": {"tool_call_format": "xml_typed"}})
+    return b
+
+
+VLLM033_BOOKS: list[Callable[[], Book]] = [
+    dots_cases,
+    mimo_cases,
+    function_xml_cases(
+        "step5", "step5", "<tool_call>", "</tool_call>", reasoning="step5", think=("", "</think>\n"),
+        tokenizer="step5", reference="vLLM 0.33 step5_tool_parser.py: the Qwen3-Coder grammar",
+    ),
+    hy_cases("v3"),
+    hy_cases("v4"),
+    k2_horizon_cases,
+]
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -930,13 +1065,14 @@ BOOKS: list[Callable[[], Book]] = [
     function_xml_cases(
         "seed", "seed_oss", "<seed:tool_call>", "</seed:tool_call>", reasoning="seed_oss",
         think=("<seed:think>", "</seed:think>"), tokenizer="seed_oss",
+        reference="vLLM 0.33 parser/seed_oss.py: the Qwen3 grammar with the Seed wrappers",
     ),
     function_xml_cases(
         "step3p5", "step3p5", "<tool_call>", "</tool_call>", reasoning="step3p5", think=("", "</think>\n"),
-        tokenizer=None,
+        tokenizer=None, reference="vLLM 0.33 step3p5_tool_parser.py: the Qwen3-Coder grammar",
     ),
     step3_cases,
-    muse_cases,
+    *VLLM033_BOOKS,
     gemma_cases("gemma4", "gemma4", "<|tool_call>", "<tool_call|>", '<|"|>', "gemma4"),
     gemma_cases("fgemma", "functiongemma", "<start_function_call>", "<end_function_call>", "<escape>", "functiongemma"),
 ]

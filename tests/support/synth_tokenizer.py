@@ -26,8 +26,9 @@ The answer is 42. Each call starts with a marker and then the function name.
 """
 
 
-def build(markers: list[str], *, vocab_size: int = 700) -> Any:
-    """A ``tokenizers.Tokenizer``: byte-level BPE trained on a fixed corpus, ``markers`` added."""
+def build(markers: list[str], *, vocab_size: int = 700, control: tuple[str, ...] = ()) -> Any:
+    """A ``tokenizers.Tokenizer``: byte-level BPE trained on a fixed corpus, ``markers`` added;
+    those in ``control`` as special tokens (an engine skips them unless asked)."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -40,5 +41,6 @@ def build(markers: list[str], *, vocab_size: int = 700) -> Any:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator([_CORPUS] * 4, trainer=trainer)
-    tok.add_tokens([AddedToken(m, special=False, normalized=False) for m in markers])
+    tok.add_tokens([AddedToken(m, special=m in control, normalized=False) for m in markers if m not in control])
+    tok.add_special_tokens([AddedToken(m, special=True, normalized=False) for m in markers if m in control])
     return tok

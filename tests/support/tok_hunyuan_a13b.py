@@ -1,7 +1,7 @@
 """A synthetic Hunyuan-A13B tokenizer; the real one is not staged.
 
-Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the family's markers as
-added tokens. The ids are not the family's real ids.
+Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with no added tokens (the
+family's markers are ordinary token sequences). The ids are not the family's real ids.
 """
 
 from __future__ import annotations
@@ -11,14 +11,9 @@ from typing import Any
 
 from support.synth_tokenizer import build
 
-MARKERS = [
-    "<think>",
-    "</think>",
-    "<answer>",
-    "</answer>",
-    "<tool_calls>",
-    "</tool_calls>",
-]
+# vLLM's HunyuanA13BReasoningParser spells the markers as ordinary token sequences ("<think>\n"
+# is ids 14023, 771, 397): they are not added tokens
+MARKERS: list[str] = []
 
 
 @functools.cache

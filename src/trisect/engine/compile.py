@@ -8,13 +8,17 @@ pending) and non-special markers only (token ids flow and no special token is pe
 
 Validation: every state is reachable from an initial state candidate, no marker string
 belongs to two terminals, every terminal is used. The result is immutable and cached.
+
+A format whose markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``) is first
+rewritten for the vocabulary (``for_vocab``); the compiled format holds the rewritten spec, so
+everything downstream (prompt verdict, token view) sees the checkpoint's markers.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import FormatError
@@ -66,13 +70,47 @@ class CompiledFormat:
     marker_of: Mapping[str, str]  # special terminal -> its canonical marker string
     think_start_ids: frozenset[int]
     think_end_ids: frozenset[int]
+    # added tokens that are pieces of a marker matched as text (a marker of several tokens):
+    # their text must reach the lexer even when the vocabulary calls them control tokens
+    marker_part_ids: frozenset[int] = frozenset()
 
     def start_state(self, state: str) -> StateTable:
         return self.states[state]
 
 
 def compile_format(spec: FormatSpec, vocab: Vocab | None = None) -> CompiledFormat:
-    return _compile(spec, vocab)
+    return _compile(for_vocab(spec, vocab), vocab)
+
+
+def for_vocab(spec: FormatSpec, vocab: Vocab | None) -> FormatSpec:
+    """``spec`` with its suffixed markers spelled as ``vocab`` spells them (see the module
+    docstring); ``spec`` itself when nothing changes."""
+    rule = spec.vocab_suffix
+    if rule is None or vocab is None:
+        return spec
+    return _with_suffix(spec, vocab.suffix_of(rule.pattern))
+
+
+@lru_cache(maxsize=64)
+def _with_suffix(spec: FormatSpec, suffix: str) -> FormatSpec:
+    rule = spec.vocab_suffix
+    if not suffix or rule is None:
+        return spec
+
+    def suffixed(marker: str) -> str:
+        return marker[:-1] + suffix + ">" if marker.endswith(">") else marker
+
+    terminals = {
+        t: tuple(suffixed(m) for m in strings) if t in rule.terminals else strings
+        for t, strings in spec.terminals.items()
+    }
+    renamed = {m: suffixed(m) for t in rule.terminals for m in spec.terminals[t]}
+    # follow strings are marker texts: they are spelled with the suffix too
+    table = {
+        key: replace(r, follow=tuple(renamed.get(f, f) for f in r.follow)) if r.follow else r
+        for key, r in spec.table.items()
+    }
+    return replace(spec, terminals=terminals, table=table, vocab_suffix=None)
 
 
 @lru_cache(maxsize=256)
@@ -149,4 +187,12 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         marker_of=marker_of,
         think_start_ids=ids_for("THINK_START"),
         think_end_ids=ids_for("THINK_END"),
+        marker_part_ids=_marker_parts(spec, vocab, special),
     )
+
+
+def _marker_parts(spec: FormatSpec, vocab: Vocab | None, special: set[str]) -> frozenset[int]:
+    if vocab is None:
+        return frozenset()
+    text_markers = [s for t, strings in spec.terminals.items() if t not in special for s in strings]
+    return vocab.ids_within(text_markers)

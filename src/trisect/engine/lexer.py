@@ -122,7 +122,8 @@ class Lexer:
         if self.mode is TEXT:
             self.mode = DECODING if decode else ALIGNED
             if decode:
-                self._detok = Detokenizer(vocab, self._compiled.special_ids)
+                # pieces of a marker matched as text reach the lexer even if they are control tokens
+                self._detok = Detokenizer(vocab, {*self._compiled.special_ids, *self._compiled.marker_part_ids})
         elif (self.mode is DECODING) != decode:
             raise StreamError("feed either text with ids or ids alone, the same way for the whole stream")
         special_ids = self._compiled.special_ids
@@ -136,7 +137,8 @@ class Lexer:
                 added = vocab.added_text(token_id)
                 if added is None:
                     obytes += len(vocab.token_bytes(token_id))
-                elif not decode or not vocab.is_control(token_id):  # its text is in the text
+                elif not decode or token_id in self._compiled.marker_part_ids or not vocab.is_control(token_id):
+                    # its text is in the text (a control token only when it is a piece of a marker)
                     obytes += len(added.encode("utf-8"))
         self._id_bytes = obytes
         if self._detok is not None:

@@ -116,6 +116,18 @@ class GrammarFacts:
 NO_GRAMMAR_FACTS = GrammarFacts()
 
 
+@dataclass(frozen=True, slots=True)
+class VocabSuffix:
+    """Markers that carry a per-checkpoint suffix in the vocabulary (Tencent HY: ``<think:6124c78e>``
+    for ``<think>``). ``pattern`` matches an added token of the vocabulary, group 1 the suffix;
+    the suffix goes before the closing ``>`` of every marker of ``terminals``. Applied when the
+    format is compiled with a vocabulary (``compile.for_vocab``); without one, or when no added
+    token matches, the markers stand as written."""
+
+    pattern: str
+    terminals: frozenset[str]
+
+
 def _always(_options: StreamOptions) -> str:
     return CONTENT
 
@@ -154,6 +166,7 @@ class FormatSpec:
     # text normalisation: characters stripped from reasoning/content next to markers
     strip: str = " \t\r\n"
     grammar: GrammarFacts = NO_GRAMMAR_FACTS
+    vocab_suffix: VocabSuffix | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("reasoning", "tools", "combined"):
@@ -166,6 +179,10 @@ class FormatSpec:
         for terminal in self.special:
             if terminal not in self.terminals:
                 raise FormatError(f"{self.name}: special terminal {terminal} is not declared")
+        if self.vocab_suffix is not None:
+            for terminal in self.vocab_suffix.terminals:
+                if terminal not in self.terminals:
+                    raise FormatError(f"{self.name}: suffixed terminal {terminal} is not declared")
         for state in self.header_states:
             if state not in self.regions:
                 raise FormatError(f"{self.name}: header state {state} is not a state")
@@ -249,4 +266,14 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         header_states=tuple(dict.fromkeys(r.header_states + tools.header_states)),
         strip="".join(sorted(set(r.strip) & set(tools.strip))),
         grammar=tools.grammar,
+        vocab_suffix=_join_suffixes(r, tools),
     )
+
+
+def _join_suffixes(reasoning: FormatSpec, tools: FormatSpec) -> VocabSuffix | None:
+    a, b = reasoning.vocab_suffix, tools.vocab_suffix
+    if a is None or b is None:
+        return a or b
+    if a.pattern != b.pattern:
+        raise FormatError(f"{reasoning.name} + {tools.name}: two vocabulary suffix patterns")
+    return VocabSuffix(a.pattern, a.terminals | b.terminals)

@@ -11,6 +11,7 @@ Accepted: an HF ``tokenizers.Tokenizer``, a ``transformers`` tokenizer (slow or 
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -78,6 +79,7 @@ class Vocab:
                 "tokenizer must be an HF tokenizers.Tokenizer, a transformers tokenizer or a tiktoken.Encoding"
             )
         self._by_text = {text: i for i, text in self._added.items()}
+        self._suffixes: dict[str, str] = {}
 
     def special_id(self, text: str) -> int | None:
         """The id of the added/special token spelled exactly ``text``, if there is one."""
@@ -85,6 +87,24 @@ class Vocab:
 
     def added_text(self, token_id: int) -> str | None:
         return self._added.get(token_id)
+
+    def ids_within(self, texts: Iterable[str]) -> frozenset[int]:
+        """Ids of the added tokens whose text occurs inside one of ``texts`` (the pieces of a
+        marker that is several tokens: Kimi K3's ``<|open|>`` in ``<|open|>think<|sep|>``)."""
+        texts = [t for t in texts if t]
+        return frozenset(i for i, a in self._added.items() if any(a in t for t in texts))
+
+    def suffix_of(self, pattern: str) -> str:
+        """Group 1 of the first added token (lowest id) that ``pattern`` matches whole, or ``""``
+        (a checkpoint's marker suffix: ``FormatSpec.vocab_suffix``). Cost: one pass over the
+        added tokens, once per pattern."""
+        found = self._suffixes.get(pattern)
+        if found is None:
+            regex = re.compile(pattern)
+            matches = (regex.fullmatch(self._added[i]) for i in sorted(self._added))
+            found = next((m.group(1) or "" for m in matches if m is not None), "")
+            self._suffixes[pattern] = found
+        return found
 
     def is_control(self, token_id: int) -> bool:
         return token_id in self._control

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine.options import StreamOptions
-from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, VocabSuffix, rules
 
 
 def thinking_switch(*names: str, default: bool) -> Callable[[StreamOptions], str]:
@@ -50,7 +50,7 @@ def think_format(
     *,
     start: tuple[str, ...] = ("<think>",),
     end: tuple[str, ...] = ("</think>",),
-    special: bool = True,
+    special: bool | frozenset[str] = True,
     initial: Callable[[StreamOptions], str],
     tool_start_ends_reasoning: bool = False,
     turn_markers: tuple[str, ...] = (),
@@ -58,27 +58,36 @@ def think_format(
     reference: str = "",
     aliases: tuple[str, ...] = (),
     opens_in_content: bool = False,
+    stray_end: bool = True,
     ends_on: Mapping[str, tuple[str, ...]] | None = None,
     answer: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+    absorb: Mapping[str, tuple[str, ...]] | None = None,
+    drop_in_content: tuple[str, ...] = (),
     reasoning_fallback: Callable[[StreamOptions], bool] | None = None,
+    vocab_suffix: VocabSuffix | None = None,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
     A start marker inside reasoning is absorbed (the block may or may not open with one); a
-    duplicate end marker in content is absorbed; a start marker in content is text, unless
+    duplicate end marker in content is absorbed (``stray_end=False``: it is content text); a
+    start marker in content is text, unless
     ``opens_in_content`` (reasoning is opted into by the marker: the block may come anywhere).
     ``start=()``: the family has no start marker (the block always starts the output).
     ``ends_on``: further terminals (name -> markers) that end reasoning when met inside it, the
     marker itself dropped — a tool-call marker, for use without a tool format (``combine()``
     lets the tool format's transition replace these). ``answer``: markers that wrap the
     content (``<answer>`` … ``</answer>``): absorbed in content; the opening one also ends
-    reasoning.
+    reasoning. ``absorb``: further terminals whose markers are dropped wherever they appear
+    (framing that is neither reasoning nor content: end-of-turn tokens, reserved tokens).
+    ``drop_in_content``: terminals of ``ends_on`` that are also dropped in content (an
+    end-of-turn marker that ends reasoning). ``special``: all terminals are special tokens
+    (``True``), none (``False``), or the named ones.
+    ``vocab_suffix``: the markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``).
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
-    rows: list[tuple[Any, ...]] = [
-        (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
-        (CONTENT, "THINK_END", CONTENT, ()),
-    ]
+    rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
+    if stray_end:
+        rows.append((CONTENT, "THINK_END", CONTENT, ()))
     if start:
         terminals["THINK_START"] = start
         rows.append((REASONING, "THINK_START", REASONING, ()))
@@ -94,18 +103,23 @@ def think_format(
             (CONTENT, "ANSWER_START", CONTENT, ()),
             (CONTENT, "ANSWER_END", CONTENT, ()),
         ]
+    for terminal, markers in (absorb or {}).items():
+        terminals[terminal] = markers
+        rows += [(REASONING, terminal, REASONING, ()), (CONTENT, terminal, CONTENT, ())]
+    rows += [(CONTENT, terminal, CONTENT, ()) for terminal in drop_in_content]
     return FormatSpec(
         name=name,
         kind="reasoning",
         aliases=aliases,
         terminals=terminals,
-        special=frozenset(terminals) if special else frozenset(),
+        special=special if isinstance(special, frozenset) else frozenset(terminals) if special else frozenset(),
         regions={REASONING: Region.REASONING, CONTENT: Region.CONTENT},
         table=rules(*rows),
         initial=initial,
         tool_start_ends_reasoning=tool_start_ends_reasoning,
         turn_markers=turn_markers,
         reasoning_fallback=reasoning_fallback,
+        vocab_suffix=vocab_suffix,
         models=models,
         reference=reference,
     )

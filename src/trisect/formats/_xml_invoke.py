@@ -19,6 +19,8 @@ of ``invoke_format`` say it:
   state sits between calls: after an invoke closes, the block or call element that opened the
   call is still open (``TOOL_BETWEEN``); a call that opened at its invoke ends with it;
 * ``stray_end``: the outermost element's closer met in content is absorbed;
+* ``home``: the state the calls open from and return to (content by default; MuseGlimmer's
+  tool channel is a state of its own, so an invoke quoted in reasoning or in the answer is text);
 * ``follow``: a closer written inside a value ends the value only when what follows it, after
   whitespace, is structure that may come next (``Rule.follow``); ``False`` where the markers
   cannot be value text (MiniMax-M3's namespace marker);
@@ -121,6 +123,7 @@ def invoke_format(
     style: str | None = None,
     validate_names: bool = False,
     grammar: GrammarFacts = NO_GRAMMAR_FACTS,
+    home: str = CONTENT,
     models: tuple[str, ...],
     reference: str,
     aliases: tuple[str, ...] = (),
@@ -148,7 +151,7 @@ def invoke_format(
         terminals["TOOL_SEP"] = (call_type_sep,)
         elements.append("TOOL_SEP")
 
-    outer = BLOCK if block is not None else CONTENT  # where calls live
+    outer = BLOCK if block is not None else home  # where calls live
     between = opens != "invoke"  # the element that opened the call outlives its invoke
     ended = BETWEEN if between else outer  # the state after an invoke's closer
     invoke_end = (ARGS_END,) if call is not None else (END,)
@@ -171,24 +174,24 @@ def invoke_format(
 
     rows: list[tuple[Any, ...]] = []
     if block is not None:
-        rows.append((CONTENT, "BLOCK_START", BLOCK, (START,) if opens == "block" else ()))
+        rows.append((home, "BLOCK_START", BLOCK, (START,) if opens == "block" else ()))
         if stray_end:
-            rows.append((CONTENT, "BLOCK_END", CONTENT, ()))
+            rows.append((home, "BLOCK_END", home, ()))
         if call is not None:
-            rows.append((BLOCK, "BLOCK_END", CONTENT, ()))
+            rows.append((BLOCK, "BLOCK_END", home, ()))
         else:
             rows.append((BLOCK, "INVOKE", NAME, (START,) if opens == "invoke" else ()))
-            rows.append((BLOCK, "BLOCK_END", CONTENT, (END,) if opens == "block" else ()))
+            rows.append((BLOCK, "BLOCK_END", home, (END,) if opens == "block" else ()))
     if call is not None:
         rows.append((outer, "TOOL_START", PREAMBLE, (START,)))
         if stray_end and block is None:
-            rows.append((CONTENT, "TOOL_END", CONTENT, ()))
+            rows.append((home, "TOOL_END", home, ()))
         if call_type_sep is not None:
             rows.append((PREAMBLE, "TOOL_SEP", PREAMBLE, ()))
         rows.append((PREAMBLE, "INVOKE", NAME, ()))
         rows.append((PREAMBLE, "TOOL_END", outer, (END,)))
     if bare:
-        rows.append((CONTENT, "INVOKE", NAME, (START,)))
+        rows.append((home, "INVOKE", NAME, (START,)))
     rows += [
         (NAME, "CLOSE_ANGLE", ARGS, (NAME_END,)),
         (NAME, "PARAM_START", ARGS, (NAME_END, MARK)),
@@ -207,15 +210,17 @@ def invoke_format(
             (BETWEEN, "INVOKE", NAME, (START,)),
         ]
         if block is not None:
-            rows.append((BETWEEN, "BLOCK_END", CONTENT, (END,)))
+            rows.append((BETWEEN, "BLOCK_END", home, (END,)))
     else:
         rows.append((ARGS, "INVOKE", NAME, (START,)))
         if block is not None:
-            rows.append((ARGS, "BLOCK_END", CONTENT, (END,), *when(*after_block)))
+            rows.append((ARGS, "BLOCK_END", home, (END,), *when(*after_block)))
         if between:  # opens == "block": the block holds the next invoke
-            rows += [(BETWEEN, "INVOKE", NAME, (START,)), (BETWEEN, "BLOCK_END", CONTENT, ())]
+            rows += [(BETWEEN, "INVOKE", NAME, (START,)), (BETWEEN, "BLOCK_END", home, ())]
 
     regions = {CONTENT: Region.CONTENT, NAME: Region.NAME, ARGS: Region.ARGS}
+    if home != CONTENT:
+        regions[home] = Region.SKIP
     for state in (BLOCK if block is not None else None, PREAMBLE if call is not None else None):
         if state is not None:
             regions[state] = Region.SKIP

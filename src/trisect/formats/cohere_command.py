@@ -9,8 +9,11 @@ content. ``<|START_RESPONSE|>`` ends reasoning too; the response markers are abs
 action (``<|START_ACTION|>``) while thinking ends reasoning when the Cohere tool format is
 combined. The markers are special tokens of the Cohere vocabulary (tests: synthetic tokenizer).
 
-Reference: FORMATS.md ``cohere_command3`` / ``cohere_command4`` (markers marked "mem" there:
-not verified against a template in this repository).
+Reference: vLLM 0.33 ``vllm/reasoning/cohere_command_reasoning_parser.py`` (``<|START_THINKING|>``
+/ ``<|END_THINKING|>``; ``is_reasoning_end`` stops at ``<|CHATBOT_TOKEN|>``, the start of the
+model's turn) and ``vllm/parser/cohere_command.py`` (``<|START_RESPONSE|>`` / ``<|END_RESPONSE|>``,
+``<|START_ACTION|>`` / ``<|END_ACTION|>``). vLLM runs the output through the ``cohere_melody``
+filter, which is not staged here: the markers are verified, the filter's finer rules are not.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ _COMMON: dict[str, Any] = {
     "opens_in_content": True,
     "answer": (("<|START_RESPONSE|>",), ("<|END_RESPONSE|>",)),
     "tool_start_ends_reasoning": True,
-    "turn_markers": ("<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"),
+    "turn_markers": ("<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>", "<|CHATBOT_TOKEN|>"),
 }
 
 FORMATS = [

@@ -38,9 +38,9 @@ tokenizer, where the wrappers are text.
 
 Reference: DeepSeek-V3.2 chat template (tests/data/templates/deepseek-ai-DeepSeek-V3.2.jinja,
 from llama.cpp); vLLM ``deepseek_v4`` engine config @0114e848 (FORMATS.md: terminals, table,
-``string="false"`` decoding, the ``arguments`` / ``input`` unwrap). V4.1: only FORMATS.md's
-spaced openers (from a vLLM test file); its closers (``</｜DSML｜ calls>`` …) are assumed to
-mirror the openers — no primary source was available.
+``string="false"`` decoding, the ``arguments`` / ``input`` unwrap). V4.1: vLLM 0.33
+``vllm/parser/deepseek_v41.py`` (``<｜DSML｜ calls>`` / ``</｜DSML｜ calls>``, ``<｜DSML｜ invoke name="``
+/ ``</｜DSML｜ invoke>``, ``<｜DSML｜ parameter`` / ``</｜DSML｜ parameter>``; the V4 config otherwise).
 """
 
 from __future__ import annotations
@@ -126,6 +126,6 @@ FORMATS = [
         unwrap=("arguments", "input"),
         style="deepseek_v4_1_xml",
         models=("DeepSeek V4.1",),
-        reference="FORMATS.md deepseek_v41 (spaced DSML, from a vLLM test file); closers assumed",
+        reference="vLLM 0.33 parser/deepseek_v41.py (spaced DSML)",
     ),
 ]

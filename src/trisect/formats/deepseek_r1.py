@@ -13,8 +13,12 @@ templates left it to the model, #13125 / #13375); no ``</think>`` at all means t
 is reasoning (the model was cut off while thinking). A prompt that already closed the block
 starts in content.
 
+``step5`` (StepFun Step-5) is this format under its own name: vLLM 0.33 registers it as
+``DeepSeekR1ReasoningParser`` (``vllm/reasoning/__init__.py``).
+
 Reference: deepseek-ai/DeepSeek-R1-Distill-Qwen-32B and -Llama-8B chat templates; vLLM
-``deepseek_r1`` reasoning parser.
+``deepseek_r1`` reasoning parser (``vllm/reasoning/deepseek_r1_reasoning_parser.py``: start
+``<think>``, end ``</think>``).
 """
 
 from __future__ import annotations
@@ -30,5 +34,12 @@ FORMATS = [
         turn_markers=DEEPSEEK_TURN_MARKERS + ("<|im_start|>", "<|im_end|>"),
         models=("DeepSeek-R1", "DeepSeek-R1-Distill-Qwen", "DeepSeek-R1-Distill-Llama", "QwQ-32B"),
         reference="DeepSeek-R1-Distill chat templates; vLLM deepseek_r1 reasoning parser",
+    ),
+    think_format(
+        "step5",
+        initial=always_reasoning,
+        turn_markers=("<|im_start|>", "<|im_end|>"),
+        models=("Step-5",),
+        reference="vLLM 0.33 step5 = DeepSeekR1ReasoningParser (vllm/reasoning/__init__.py)",
     ),
 ]

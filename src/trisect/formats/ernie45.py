@@ -13,9 +13,9 @@ or ``REASONING\\n</think>\\nCONTENT``. The output starts in reasoning (a ``<thin
 writes is absorbed); no ``</think>`` means it was cut off while thinking. ``<response>`` also
 ends reasoning; ``<response>`` / ``</response>`` are absorbed in content.
 
-Reference: FORMATS.md ``ernie45`` (vLLM Ernie45ReasoningParser). The markers are marked
-"(mem)" there and no ERNIE template or tokenizer was available to verify them: the examples
-above are documented, not rendered.
+Reference: vLLM 0.33 ``vllm/reasoning/ernie45_reasoning_parser.py`` (``<think>`` / ``</think>``,
+``<response>`` / ``</response>`` and the two output shapes above, quoted from its docstring; all
+four markers are vocabulary tokens there). No ERNIE template or tokenizer is staged.
 """
 
 from __future__ import annotations

@@ -45,60 +45,20 @@ synthetic tokenizer with the same added tokens).
 
 from __future__ import annotations
 
-from ..codecs import XmlParams
-from ..engine.spec import CONTENT, Act, FormatSpec, Region, rules
-
-N, A, V = "TOOL_NAME", "TOOL_ARGS", "TOOL_VALUE"
-START, END, NAME_END, MARK = Act.CALL_START, Act.CALL_END, Act.NAME_END, Act.ARG_MARKER
-
-TERMINALS = {
-    "TOOL_START": ("<tool_call>",),
-    "TOOL_END": ("</tool_call>",),
-    "KEY_START": ("<arg_key>",),
-    "KEY_END": ("</arg_key>",),
-    "VALUE_START": ("<arg_value>",),
-    "VALUE_END": ("</arg_value>",),
-}
-AFTER_VALUE = ("<arg_key>", "</tool_call>", "<tool_call>")
-
-TABLE = rules(
-    (CONTENT, "TOOL_START", N, (START,)),
-    (N, "KEY_START", A, (NAME_END, MARK)),
-    (N, "TOOL_END", CONTENT, (END,)),
-    (N, "TOOL_START", N, (START,)),
-    (A, "KEY_START", A, (MARK,)),
-    (A, "KEY_END", A, (MARK,)),
-    (A, "VALUE_START", V, (MARK,)),
-    (A, "TOOL_END", CONTENT, (END,)),
-    (A, "TOOL_START", N, (START,)),
-    # inside a value: only its closer (when the structure goes on after it) and the next key
-    (V, "VALUE_END", A, (MARK,), AFTER_VALUE),
-    (V, "KEY_START", A, (MARK,)),
-)
-
-CODEC = XmlParams(
-    param_start="KEY_START",
-    param_end="VALUE_END",
-    key_marker="KEY_END",
-    value_start="VALUE_START",
-    trim="none",
-    style="glm_xml",
-)
+from ..engine.spec import FormatSpec
+from ._key_value import key_value_format
 
 
 def glm_format(name: str, *, models: tuple[str, ...], reference: str, aliases: tuple[str, ...] = ()) -> FormatSpec:
-    return FormatSpec(
-        name=name,
-        kind="tools",
-        aliases=aliases,
-        terminals=TERMINALS,
-        special=frozenset(TERMINALS),
-        regions={CONTENT: Region.CONTENT, N: Region.NAME, A: Region.ARGS, V: Region.ARGS},
-        table=TABLE,
-        codec=CODEC,
-        validate_names=True,
+    return key_value_format(
+        name,
+        call=("<tool_call>", "</tool_call>"),
+        key=("<arg_key>", "</arg_key>"),
+        value=("<arg_value>", "</arg_value>"),
+        style="glm_xml",
         models=models,
         reference=reference,
+        aliases=aliases,
     )
 
 

@@ -12,11 +12,11 @@ ordinary text, matched as text even when token ids are given. The output starts 
 reasoning is the text after the thought-process marker, so an answer without it is all content
 (thinking on or off). A repeated response marker in content is absorbed.
 
-Reference: FORMATS.md ``granite`` (vLLM GraniteReasoningParser, text markers in both
-spellings, marked "(mem)" there); ibm-granite granite-3.3-2b-instruct chat template (the
-``thinking`` switch and the generation prompt, tests/data/templates/ibm-granite-granite-3.3-2B-
-Instruct.jinja; that template's system prompt asks for ``<think>``/``<response>`` tags, which
-are not this parser's markers).
+Reference: vLLM 0.33 ``vllm/reasoning/granite_reasoning_parser.py`` (``(?:Here's|Here is) my
+thought process:`` / ``(?:Here's|Here is) my response:``, matched as text); ibm-granite
+granite-3.3-2b-instruct chat template (the ``thinking`` switch and the generation prompt,
+tests/data/templates/ibm-granite-granite-3.3-2B-Instruct.jinja; that template's system prompt
+asks for ``<think>``/``<response>`` tags, which are not this parser's markers).
 """
 
 from __future__ import annotations

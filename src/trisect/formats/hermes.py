@@ -14,6 +14,9 @@ stays content. A ``<tool_call>`` that follows a complete envelope without ``</to
 the next call. ``<tool_call>`` / ``</tool_call>`` are added tokens 151657 / 151658 in Qwen's
 tokenizer (matched by id when ids are given); in Hermes-on-Llama vocabularies they are text.
 
+``qwen3_json`` is this format under vLLM's other name (vLLM 0.33 registers it as
+``Hermes2ProToolParser``).
+
 Reference: NousResearch Hermes-2-Pro-Llama-3-8B and Hermes-3-Llama-3.1-8B tool_use templates,
 Qwen3 chat template; vLLM ``hermes`` tool parser.
 """
@@ -37,6 +40,7 @@ FORMATS = [
             ("TOOL_BODY", "TOOL_START", "TOOL_BODY", (Act.CALL_START,)),
         ),
         codec=JsonEnvelopeCodec,
+        aliases=("qwen3_json",),
         models=("Hermes 2 Pro", "Hermes 3", "Qwen2.5", "Qwen3 (JSON tool calls)", "QwQ-32B"),
         reference="Hermes-2-Pro / Hermes-3 tool_use templates; Qwen3 chat template; vLLM hermes",
     ),

@@ -37,9 +37,15 @@ a trisect table, and a ``FormatError`` naming the key: regex delimiters (``open_
 ``close_pattern``) and captures, a thinking field that is the implicit region, ``xml-inline`` /
 ``kv-lines`` tool bodies, transforms other than the key mapping above.
 
+``beam`` is the same parser under the name vLLM gives Beam checkpoints (``parser/beam.py``:
+``BeamParser`` is a ``ResponseTemplateParser`` reading the checkpoint's template; what it adds
+is grammar policy — a structural tag that requires non-empty reasoning when thinking is on and
+writes arguments sorted by name — not a different output format).
+
 Reference: vLLM 0.33 ``parser/response_template.py`` and ``parser/chat_parsing/``
 (``response_templates.py``, ``response_parser.py``, ``content_parsers.py``); registered as
-``hf`` in ``reasoning/__init__.py`` and ``tool_parsers/__init__.py``.
+``hf`` (and ``beam``, ``parser/beam.py``) in ``reasoning/__init__.py`` and
+``tool_parsers/__init__.py``.
 """
 
 from __future__ import annotations
@@ -57,13 +63,15 @@ from ..engine.tokenizer import Vocab
 from ..errors import FormatError
 from ._json_tools import listed, wrapped
 
-NAMES = ("hf",)  # vLLM's names for the response-template parsers (``beam`` parses the same way)
+# vLLM's names for the response-template parsers: ``beam`` (Beam checkpoints) parses the same way
+# (vLLM 0.33 parser/beam.py: BeamParser is a ResponseTemplateParser; only its grammar differs)
+NAMES = ("hf", "beam")
 FIELDS = ("thinking", "content", "tool_calls")
 _TOP = {"version", "defaults", "fields", "start_anchor", "start_anchor_pattern"}
 _FIELD = {"open", "open_pattern", "close", "close_pattern", "content", "content_args", "repeats", "join", "optional"}
 _FIELD |= {"transform", "transform_each"}
 _PLACEHOLDER = re.compile(r"\{(\w+(?:\.\w+)*)\}")
-MODELS = ("any model whose tokenizer config carries a response_template",)
+MODELS = ("any model whose tokenizer config carries a response_template", "Beam")
 REFERENCE = "the checkpoint's response_template (Hugging Face response parsing); vLLM hf parsers"
 
 

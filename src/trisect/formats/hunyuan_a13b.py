@@ -11,10 +11,12 @@ Wire format::
 
 Thinking on unless ``enable_thinking`` is false; the model then writes an empty block
 (``<think>\\n\\n</think>``), which opens and closes even in content. ``<answer>`` also ends
-reasoning; the answer markers are absorbed.
+reasoning; the answer markers are absorbed. The markers are ordinary token sequences of the
+Hunyuan vocabulary (``<think>\\n`` is ids 14023, 771, 397), so they are matched as text.
 
-Reference: FORMATS.md ``hunyuan_a13b`` (vLLM HunyuanA13BReasoningParser). The markers are
-marked "(mem)" there and no Hunyuan template or tokenizer was available to verify them.
+Reference: vLLM 0.33 ``vllm/reasoning/hunyuan_a13b_reasoning_parser.py`` (``<think>\\n``,
+``\\n</think>\\n<answer>\\n``, ``\\n</answer>`` and their token-id sequences). No Hunyuan
+template or tokenizer is staged.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ FORMATS = [
         "hunyuan_a13b",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
         opens_in_content=True,
+        special=False,
         answer=(("<answer>",), ("</answer>",)),
         models=("Hunyuan-A13B-Instruct",),
-        reference="vLLM hunyuan_a13b reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 hunyuan_a13b_reasoning_parser.py",
     ),
 ]

@@ -1,7 +1,6 @@
 """Inkling: a turn of messages, each ``<|message_model|>`` + a content-type marker + body + ``<|end_message|>``.
 
-Wire format (the only source is the catalogue, FORMATS.md ``inkling``; no chat template,
-tokenizer or model output of Inkling was available)::
+Wire format::
 
     <|content_thinking|>REASONING<|end_message|>
     <|message_model|><|content_text|>CONTENT<|end_message|>
@@ -13,13 +12,21 @@ content-type marker (``initial``: the message header; a prompt ending in
 ``prompt_text``). ``<|content_thinking|>`` bodies are reasoning, ``<|content_text|>`` bodies
 content, ``<|content_invoke_tool_json|>`` bodies one tool call as a JSON envelope with ``name``
 and ``args`` (``arguments`` / ``parameters`` accepted too); text messages may follow tool
-messages. The JSON decides where a call ends (a marker inside a JSON string is string text);
+messages. ``<|content_invoke_tool_text|>`` (a raw tool block) and ``<|content_tool_error|>``
+bodies render as content; ``<|content_model_end_sampling|>`` ends a block like
+``<|end_message|>``; a content-kind marker inside a text body is dropped and
+``<|content_thinking|>`` there opens reasoning; a tool block opened while thinking ends
+reasoning. The JSON decides where a call ends (a marker inside a JSON string is string text);
 an envelope that is not valid is content, markers included. Without the tool format a
 tool message is text. The markers are matched as text (vLLM keeps Inkling on its text
 grammar: ``token_id_terminals={}``).
 
-Reference: FORMATS.md ``inkling`` (vLLM InklingParser / InklingEngineToolParser); unverified
-against a primary source.
+Not done here: an optional function name vLLM's header carries between ``<|message_model|>``
+and the content-kind marker is metadata there; here such text is content.
+
+Reference: vLLM 0.33 ``vllm/parser/inkling.py`` (``inkling_config``: the markers, transitions,
+initial state ``MESSAGE_HEADER``, ``token_id_terminals={}``, ``_inkling_arg_converter`` carving
+``args``; ``adjust_initial_state_from_prompt``). No template or tokenizer is staged here.
 """
 
 from __future__ import annotations
@@ -35,10 +42,20 @@ THINKING = "<|content_thinking|>"
 TEXT = "<|content_text|>"
 INVOKE = "<|content_invoke_tool_json|>"
 END = "<|end_message|>"
+RAW_TEXT = "<|content_invoke_tool_text|>"
+ERROR = "<|content_tool_error|>"
+END_SAMPLING = "<|content_model_end_sampling|>"
 HEADER = "MESSAGE_HEADER"
 BETWEEN = "BETWEEN"
 
-TERMINALS = {"MESSAGE": (MESSAGE,), "THINKING": (THINKING,), "TEXT": (TEXT,), "END": (END,)}
+TERMINALS = {
+    "MESSAGE": (MESSAGE,),
+    "THINKING": (THINKING,),
+    "TEXT": (TEXT,),
+    "RAW_TEXT": (RAW_TEXT,),
+    "ERROR": (ERROR,),
+    "END": (END, END_SAMPLING),
+}
 
 
 def _from_prompt(request: StreamOptions) -> str:
@@ -53,7 +70,10 @@ def _from_prompt(request: StreamOptions) -> str:
 
 _GRAMMAR = [
     (HEADER, "THINKING", REASONING, ()),
-    (HEADER, "TEXT", CONTENT, ()),
+    *[(HEADER, kind, CONTENT, ()) for kind in ("TEXT", "RAW_TEXT", "ERROR")],
+    *[(CONTENT, kind, CONTENT, ()) for kind in ("TEXT", "RAW_TEXT", "ERROR")],
+    (CONTENT, "THINKING", REASONING, ()),
+    (REASONING, "THINKING", REASONING, ()),
     (HEADER, "MESSAGE", HEADER, ()),
     *[(body, "END", BETWEEN, ()) for body in (REASONING, CONTENT)],
     *[(state, "MESSAGE", HEADER, ()) for state in (REASONING, CONTENT, BETWEEN)],
@@ -62,7 +82,7 @@ _REGIONS = {HEADER: Region.SKIP, REASONING: Region.REASONING, CONTENT: Region.CO
 _COMMON: dict[str, Any] = {
     "initial": _from_prompt,
     "models": ("Inkling",),
-    "reference": "FORMATS.md inkling (vLLM InklingParser); no primary source available",
+    "reference": "vLLM 0.33 parser/inkling.py (inkling_config)",
 }
 
 FORMATS = [
@@ -82,6 +102,8 @@ FORMATS = [
         table=rules(
             *_GRAMMAR,
             (HEADER, "INVOKE", "CALL", (Act.CALL_START,)),
+            (CONTENT, "INVOKE", "CALL", (Act.CALL_START,)),
+            (REASONING, "INVOKE", "CALL", (Act.REASONING_END, Act.CALL_START)),
             ("CALL", "END", BETWEEN, (Act.CALL_END,)),
             ("CALL", "MESSAGE", HEADER, (Act.CALL_END,)),
         ),

@@ -16,6 +16,11 @@ equals ``parse()``. With thinking off and no prompt saying otherwise the output 
 content and streams at once. ``<tool_call>`` while thinking ends reasoning when a tool format
 is combined.
 
+``granite_thinking_parser`` (Granite 4.2) is the same format under its own name: vLLM's
+``GraniteThinkingParser`` reuses the Nemotron V3 config, strips the newline its template
+writes after ``</think>`` (fields are stripped whole here) and swaps only when the content was
+absent — which is the rule above (reasoning that ended is never swapped).
+
 Reference: FORMATS.md ``nemotron_v3`` (vLLM: Qwen3 config renamed, swap reasoning <-> content
 when ``enable_thinking is False`` or ``force_nonempty_content is True`` and content is empty;
 #39091).
@@ -47,5 +52,14 @@ FORMATS = [
         reasoning_fallback=_swap,
         models=("NVIDIA-Nemotron-3-Nano-30B-A3B", "Nemotron 3"),
         reference="vLLM nemotron_v3 engine reasoning parser (FORMATS.md)",
+    ),
+    think_format(
+        "granite_thinking_parser",
+        initial=thinking_switch("enable_thinking", "thinking", default=True),
+        tool_start_ends_reasoning=True,
+        turn_markers=("<|start_of_role|>", "<|end_of_text|>", *QWEN_TURN_MARKERS),
+        reasoning_fallback=_swap,
+        models=("Granite 4.2",),
+        reference="vLLM 0.33 parser/granite_thinking.py (the Nemotron V3 format; swap only when content is absent)",
     ),
 ]

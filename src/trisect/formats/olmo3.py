@@ -8,8 +8,9 @@ The markers are not special tokens: they are matched as text even when token ids
 Thinking on unless ``enable_thinking`` (or ``thinking``) is false; the output may or may not
 repeat the ``<think>`` the prompt opened. A duplicate ``</think>`` is absorbed.
 
-Reference: FORMATS.md ``olmo3`` (vLLM Olmo3ReasoningParser, string-based matching; markers
-marked "(mem)" there, no OLMo 3 template or tokenizer available to verify them).
+Reference: vLLM 0.33 ``vllm/reasoning/olmo3_reasoning_parser.py`` (``<think>`` / ``</think>``
+found in the decoded text, a missing ``<think>`` allowed). No OLMo 3 template or tokenizer is
+staged.
 """
 
 from __future__ import annotations

@@ -26,9 +26,10 @@ Reference: Meta's prompt-format documents with real model responses
 (``llama3_2_text_prompt_format.md``, ``llama3_3_prompt_format.md``,
 ``llama4_prompt_format.md`` of meta-llama/llama-models; Llama 4 tokenizer:
 ``<|python_start|>`` = 200016, ``<|python_end|>`` = 200017); vLLM ``pythonic``,
-``llama4_pythonic``, ``olmo3`` and ``lfm2`` tool parsers as catalogued in FORMATS.md. No chat
-template or model output of OLMo 3 or LFM2 was available: their markers come from FORMATS.md
-alone (marked unverified there).
+``llama4_pythonic`` tool parsers; vLLM 0.33 ``vllm/tool_parsers/lfm2_tool_parser.py``
+(``<|tool_call_start|>`` / ``<|tool_call_end|>``, special tokens of the LFM2 tokenizer) and
+``olmo3_tool_parser.py`` (``<function_calls>(.*?)</function_calls>``, one call per non-empty
+line joined into a list). No chat template or model output of OLMo 3 or LFM2 is staged.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ FORMATS = [
         "<|tool_call_start|>",
         "<|tool_call_end|>",
         models=("Liquid LFM2",),
-        reference="FORMATS.md (vLLM lfm2 tool parser; unverified, no template available)",
+        reference="vLLM 0.33 lfm2_tool_parser.py",
     ),
     FormatSpec(
         name="olmo3",
@@ -141,6 +142,6 @@ FORMATS = [
         ),
         codec=PythonicCallCodec,
         models=("OLMo 3",),
-        reference="FORMATS.md (vLLM olmo3 tool parser; unverified, no template available)",
+        reference="vLLM 0.33 olmo3_tool_parser.py",
     ),
 ]

@@ -34,7 +34,9 @@ such text inside a value as those very tokens.
 
 Built by ``_xml_invoke.invoke_format`` (the call opens at ``<tool_call>``, one function per
 call element; ``function_xml_format`` is the same grammar in another wrapper, for Seed-OSS and
-Step-3.5).
+Step-3.5). The same grammar under other names: ``mimo`` (Xiaomi MiMo: values kept verbatim, no
+newline is trimmed; vLLM ``MiMoParser``) and ``step5`` (StepFun Step-5; vLLM ``Step5ToolParser``
+only keeps content whitespace, which fields here are stripped of as a whole).
 
 Reference: Qwen/Qwen3-Coder-30B-A3B-Instruct chat template; vLLM ``qwen3_coder`` engine tool
 parser.
@@ -51,12 +53,14 @@ def function_xml_format(
     *,
     tool_start: str = "<tool_call>",
     tool_end: str = "</tool_call>",
+    trim: str = "newline",
     models: tuple[str, ...],
     reference: str,
     aliases: tuple[str, ...] = (),
 ) -> FormatSpec:
     """The ``<function=NAME><parameter=K>V</parameter></function>`` grammar inside the family's
-    call wrapper (``<tool_call>`` for Qwen3-Coder, ``<seed:tool_call>`` for Seed-OSS)."""
+    call wrapper (``<tool_call>`` for Qwen3-Coder, ``<seed:tool_call>`` for Seed-OSS); ``trim``:
+    the value rule (``newline``: the template's wrapping newlines; MiMo keeps values verbatim)."""
     return invoke_format(
         name,
         invoke=("<function=", "</function>"),
@@ -67,7 +71,7 @@ def function_xml_format(
         stray_end=True,
         names=Quote.NONE,
         keys=Quote.NONE,
-        trim="newline",
+        trim=trim,
         style="qwen_xml",
         models=models,
         reference=reference,
@@ -79,7 +83,18 @@ FORMATS = [
     function_xml_format(
         "qwen3_coder",
         aliases=("qwen3_xml",),
-        models=("Qwen3-Coder", "Qwen3.5", "Qwen3.6", "MiMo"),
+        models=("Qwen3-Coder", "Qwen3.5", "Qwen3.6", "MiniCPM-V"),
         reference="Qwen3-Coder-30B-A3B-Instruct chat template; vLLM qwen3_coder engine parser",
+    ),
+    function_xml_format(
+        "mimo",
+        trim="none",
+        models=("MiMo-7B-RL", "MiMo-V2-Flash"),
+        reference="vLLM 0.33 parser/mimo.py (the Qwen3 grammar; values verbatim: trim_newlines=False)",
+    ),
+    function_xml_format(
+        "step5",
+        models=("Step-5",),
+        reference="vLLM 0.33 tool_parsers/step5_tool_parser.py (the Qwen3-Coder grammar, content whitespace kept)",
     ),
 ]

@@ -15,9 +15,9 @@ Both start in reasoning: everything before ``</think>`` is reasoning, no ``</thi
 the output was cut off while thinking. For Step-3 a ``<think>`` is reasoning text. A duplicate
 ``</think>`` is absorbed. Newlines around ``</think>`` are formatting (Step-3.5 trims them).
 
-Reference: FORMATS.md ``step3`` (vLLM Step3ReasoningParser: ``</think>`` only; marked "(mem)"
-there) and ``step3p5`` (Step3p5ReasoningParser, markers verified @7875fdb2). Not replicated:
-Step-3.5's streaming ``is_reasoning_end`` waiting one token after ``</think>``.
+Reference: vLLM 0.33 ``vllm/reasoning/step3_reasoning_parser.py`` (everything before the
+``</think>`` token is reasoning: ``(.*?)</think>``) and ``vllm/parser/step3p5.py`` (the Qwen3
+grammar; the template always pre-fills ``<think>\\n`` and ``enable_thinking`` is ignored).
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ FORMATS = [
         start=(),
         initial=always_reasoning,
         models=("step3",),
-        reference="vLLM step3 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 step3_reasoning_parser.py",
     ),
     think_format(
         "step3p5",
         initial=always_reasoning,
         models=("Step-3.5",),
-        reference="vLLM step3p5 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 parser/step3p5.py",
     ),
 ]

@@ -1,6 +1,6 @@
 """StepFun tool calls: Step-3 (``step3``, steptml) and Step-3.5 (``step3p5``, Qwen3-Coder XML).
 
-Step-3 wire format (FORMATS.md, recorded from memory)::
+Step-3 wire format::
 
     <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">
     <steptml:parameter name="location">Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜>
@@ -8,9 +8,8 @@ Step-3 wire format (FORMATS.md, recorded from memory)::
 
 (one line on the wire; wrapped here). A call opens at ``<｜tool_call_begin｜>``; the call type
 (``function``) before ``<｜tool_sep｜>`` is envelope. Parameter names may be quoted with ``"``,
-``'`` or not at all; values are kept verbatim and typed by the tool schema (no template is
-available to say which whitespace is formatting, and the wire format puts none inside a
-value). Recovered: a missing ``</steptml:invoke>`` before ``<｜tool_call_end｜>``, a missing
+``'`` or not at all; values are stripped of surrounding whitespace and typed by the tool schema
+(vLLM ``.strip()``-s every value). Recovered: a missing ``</steptml:invoke>`` before ``<｜tool_call_end｜>``, a missing
 ``<｜tool_call_end｜>`` before the next ``<｜tool_call_begin｜>`` or the section's end, a missing
 ``</steptml:parameter>`` before the next parameter. A closing tag inside a value counts only
 where the structure goes on after it. The ``｜…｜`` markers are special tokens.
@@ -18,10 +17,11 @@ where the structure goes on after it. The ``｜…｜`` markers are special toke
 Step-3.5 uses the Qwen3-Coder grammar unchanged (``<tool_call>`` / ``<function=…>`` /
 ``<parameter=…>``; see ``qwen3_coder``).
 
-Reference: no Step-3 or Step-3.5 chat template or tokenizer is staged here. FORMATS.md: vLLM
-``step3`` (Step3ToolParser; markers "(mem)") and ``step3p5`` ("Qwen3-Coder-style XML (mem,
-unverified)"). Both are built from those records and should be checked against the models'
-templates.
+Reference: vLLM 0.33 ``vllm/tool_parsers/step3_tool_parser.py`` (the ``｜…｜`` tokens, the
+``function<｜tool_sep｜>`` call type, ``<steptml:invoke name="…">`` /
+``<steptml:parameter name="…">(.*?)</steptml:parameter>``, values stripped and cast by the
+schema) and ``step3p5_tool_parser.py`` (the Qwen3-Coder engine grammar). No Step template or
+tokenizer is staged here.
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ FORMATS = [
         call=("<｜tool_call_begin｜>", "<｜tool_call_end｜>"),
         call_type_sep="<｜tool_sep｜>",
         opens="call",
-        trim="none",
+        trim="strip",
         models=("Step-3",),
-        reference="FORMATS.md step3 (vLLM Step3ToolParser; markers recorded from memory)",
+        reference="vLLM 0.33 step3_tool_parser.py",
     ),
     function_xml_format(
         "step3p5",
         models=("Step-3.5",),
-        reference="FORMATS.md step3p5 (Qwen3-Coder-style XML, unverified)",
+        reference="vLLM 0.33 step3p5_tool_parser.py (the Qwen3-Coder grammar)",
     ),
 ]

@@ -115,8 +115,13 @@ def name_spelling(spec: FormatSpec) -> str | None:
 
 def _transitions(spec: FormatSpec, state: str) -> list[tuple[str, Rule]]:
     rows = [(t, r) for (s, t), r in spec.table.items() if s == state and t != "ARGS_FAILED"]
-    # special-token markers first: the model's own call marker, not a recovery spelling
-    rows.sort(key=lambda tr: (tr[0] != ARGS_DONE and tr[0] not in spec.special, tr[0]))
+    # special-token markers first where a block opens: the model's own call marker, not a recovery
+    # spelling; inside a block the table's order decides (an end-of-turn token that also ends a
+    # block is not the block's closer)
+    if state == CONTENT:
+        rows.sort(key=lambda tr: (tr[0] not in spec.special, tr[0]))
+    else:
+        rows.sort(key=lambda tr: tr[0] != ARGS_DONE)
     return rows
 
 

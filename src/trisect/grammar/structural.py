@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..codecs.schema import tool_index
+from ..engine.compile import for_vocab
 from ..engine.spec import CONTENT, Act, FormatSpec, Region
 from ..errors import RequestError
 from ..request.choice import keeps_native_markers, normalize_tool_choice
@@ -199,10 +200,11 @@ def _specs(parser: Any) -> tuple[FormatSpec, FormatSpec | None]:
     tools: FormatSpec | None = parser.tools_spec  # registered or the user's own (Parser(tools=spec))
     if tools is None:
         raise RequestError(f"{parser!r} has no tool format")
+    vocab = getattr(parser, "vocab", None)  # markers with a checkpoint suffix are spelled as its vocabulary does
     think: FormatSpec | None = parser.reasoning_spec
     if think is not None and "THINK_END" not in think.terminals:
         think = None
-    return tools, think
+    return for_vocab(tools, vocab), None if think is None else for_vocab(think, vocab)
 
 
 def for_request(parser: Any, **options: Any) -> dict[str, Any] | None:

@@ -46,7 +46,8 @@ def prompt_verdict(
 ) -> str | None:
     spec = compiled.spec
     starts = spec.terminals.get("THINK_START", ())
-    ends = spec.terminals.get("THINK_END", ())
+    # an answer wrapper the prompt already opened closes reasoning too (Kimi K3's response channel)
+    ends = spec.terminals.get("THINK_END", ()) + spec.terminals.get("ANSWER_START", ())
     if not starts and not ends:
         return None
     if prompt_token_ids is not None and vocab is not None:

@@ -90,6 +90,8 @@ class TokenView:
                 self.kinds.setdefault(turn_id, _TURN_MARK)
         self.marker_ids = frozenset(self.kinds)
         self.text_markers = text_markers
+        # added tokens that are pieces of text markers (Kimi K3's <|open|>): read as text
+        self.part_ids = compiled.marker_part_ids - self.marker_ids
         self.longest = max((len(m) for m in text_markers), default=0)
         # channel formats (Harmony) decide reasoning from header text, not from markers: their
         # token view runs the engine itself on the ids (``EngineTracker``)
@@ -164,7 +166,7 @@ class ReasoningTracker:
             if kind is not None:
                 self._mark(kind)
                 self._reset_text()
-            elif self._text and self._view.vocab.added_text(token_id) is None:
+            elif self._text and (token_id in self._view.part_ids or self._view.vocab.added_text(token_id) is None):
                 self._ordinary(token_id)
             else:
                 if self._text:
@@ -195,7 +197,8 @@ class ReasoningTracker:
         self._decoder.reset()
 
     def _ordinary(self, token_id: int) -> None:
-        piece = self._decoder.decode(self._view.vocab.token_bytes(token_id))
+        added = self._view.vocab.added_text(token_id)  # a piece of a text marker, else None
+        piece = added if added is not None else self._decoder.decode(self._view.vocab.token_bytes(token_id))
         counted = self._state == _IN
         tail = self._tail + piece
         found = _find_markers(tail, len(self._tail), self._view.text_markers)

@@ -1,0 +1,36 @@
+"""A synthetic MiniCPM-V tokenizer; the real one is not staged.
+
+Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the markers vLLM's
+MiniCPM-V config names as added tokens. The ids are not the family's real ids.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from support.synth_tokenizer import build
+
+MARKERS = [
+    '<think>',
+    '</think>',
+    '<tool_call>',
+    '</tool_call>',
+    '<|im_start|>',
+    '<|im_end|>',
+    '<|reserved_12|>',
+    '<|reserved_13|>',
+    '<|reserved_14|>',
+    '<|reserved_15|>',
+]
+
+
+@functools.cache
+def load() -> Any:
+    return build(MARKERS)
+
+
+@functools.cache
+def load_ordinary() -> Any:
+    """The same BPE without added tokens: marker strings as ordinary tokens."""
+    return build([])
