@@ -268,3 +268,21 @@ def test_serve_detects_the_formats_when_none_is_named(capsys: pytest.CaptureFixt
     assert "detected from the chat template: reasoning glm45, tools glm47" in capsys.readouterr().err
     named = load_model(model=None, chat_template=template, reasoning_parser="qwen3")
     assert (named.parser.reasoning, named.parser.tools) == ("qwen3", None)  # a named format: no detection
+
+
+def test_a_tokenizer_object_that_carries_its_template() -> None:
+    """What an engine plugin holds: a transformers-style tokenizer (chat_template, bos/eos,
+    get_added_vocab)."""
+
+    class Tokenizer:
+        chat_template = (TEMPLATES / "Kimi-K2-Thinking.jinja").read_text(encoding="utf-8")
+        bos_token, eos_token = "[BOS]", "<|im_end|>"
+
+        def get_added_vocab(self) -> dict[str, int]:
+            return {"<|im_end|>": 163586, "<think>": 163606, "</think>": 163607}
+
+    d = detect(Tokenizer())
+    assert (d.reasoning, d.tools) == ("kimi_k2", "kimi_k2")
+    assert detect(Tokenizer()) is d  # cached per template and catalogue
+    with pytest.raises(trisect.TemplateError, match="no chat template"):
+        detect(object())

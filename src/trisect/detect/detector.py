@@ -21,8 +21,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..engine.spec import FormatSpec
+from ..errors import TemplateError
 from ..formats import all_formats
 from ..templates import ChatTemplate, load_template
 from . import confirm as c
@@ -34,15 +36,46 @@ from .priority import REASONING_ORDER, TOOL_FAMILY_MARKERS, TOOL_ORDER, order
 from .result import CONFIRMED, NONE, SYNTHESISED, UNKNOWN, Detection, Part
 
 
-def detect(source: str | Path | ChatTemplate, *, formats: Iterable[FormatSpec] | None = None) -> Detection:
+def detect(source: str | Path | ChatTemplate | Any, *, formats: Iterable[FormatSpec] | None = None) -> Detection:
     """The reasoning and tool-call formats a chat template implies.
 
     ``source``: a Jinja template string, a ``.jinja`` / ``tokenizer_config.json`` /
-    ``chat_template.json`` path, a model directory, a GGUF file or a loaded ``ChatTemplate``.
+    ``chat_template.json`` path, a model directory, a GGUF file, a loaded ``ChatTemplate``, or a
+    tokenizer object that carries its template (a ``transformers`` tokenizer: ``chat_template``,
+    ``bos_token`` / ``eos_token``, ``get_added_vocab()`` — what an engine plugin holds).
     ``formats``: the registered formats to choose from (default: every registered format).
-    Rendering needs jinja2 (the ``templates`` extra)."""
-    template = source if isinstance(source, ChatTemplate) else load_template(source)
-    catalogue = list(all_formats() if formats is None else formats)
+    Results are cached per template and catalogue. Rendering needs jinja2 (the ``templates``
+    extra)."""
+    template = _template(source)
+    catalogue = tuple(all_formats() if formats is None else formats)
+    special = tuple(sorted(template.special_tokens.items()))
+    key = (template.source, template.tool_use, special, template.added_tokens, template.origin, catalogue)
+    found = _CACHE.get(key)
+    if found is None:
+        found = _CACHE[key] = _detect(template, catalogue)
+        if len(_CACHE) > 64:
+            _CACHE.pop(next(iter(_CACHE)))
+    return found
+
+
+_CACHE: dict[tuple[Any, ...], Detection] = {}
+
+
+def _template(source: str | Path | ChatTemplate | Any) -> ChatTemplate:
+    if isinstance(source, ChatTemplate):
+        return source
+    if isinstance(source, (str, Path)):
+        return load_template(source)
+    text = getattr(source, "chat_template", None)
+    if not isinstance(text, str) or not text:
+        raise TemplateError(f"{type(source).__name__} carries no chat template (no chat_template string)")
+    special = {k: v for k in ("bos_token", "eos_token") if isinstance(v := getattr(source, k, None), str)}
+    added = getattr(source, "get_added_vocab", None)
+    tokens = tuple(added()) if callable(added) else ()
+    return ChatTemplate(source=text, special_tokens=special, added_tokens=tokens, origin=type(source).__name__)
+
+
+def _detect(template: ChatTemplate, catalogue: Sequence[FormatSpec]) -> Detection:
     reasoning_formats = [s for s in catalogue if s.kind == "reasoning" and s.terminals]
     tool_formats = [s for s in catalogue if s.kind == "tools"]
 
