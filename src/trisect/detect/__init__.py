@@ -3,8 +3,11 @@
 ``detect(source)`` renders the template with controlled conversations, diffs the renders to
 isolate the reasoning markers and the tool-call wire format, and keeps only registered formats
 that parse the renders back to exactly the sentinels they were made from; when none does but
-the structure is clear, it builds one. See ``detector`` for the steps and ``priority`` for how
-ties between equally good names are broken.
+the structure is clear, it builds one. Modules: ``probe`` (the conversations rendered), ``diff``
+and ``evidence`` (what the renders show), ``confirm`` (the trials), ``priority`` (how ties between
+equally good names are broken), ``synth`` and ``shapes`` (formats built from the evidence),
+``emit`` (a built format as a format file), ``detector`` (the steps), ``result`` (``Detection``).
+docs/detect.md has the method, the policy and the accuracy table.
 """
 
 from __future__ import annotations

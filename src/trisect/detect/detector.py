@@ -34,6 +34,7 @@ from .diff import Markers, middle
 from .evidence import ReasoningEvidence, ToolEvidence, ToolShape, reasoning_evidence, tool_evidence
 from .priority import REASONING_ORDER, TOOL_FAMILY_MARKERS, TOOL_ORDER, order
 from .result import CONFIRMED, NONE, SYNTHESISED, UNKNOWN, Detection, Part
+from .shapes import tool_format
 
 
 def detect(source: str | Path | ChatTemplate | Any, *, formats: Iterable[FormatSpec] | None = None) -> Detection:
@@ -237,7 +238,7 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
             regions=shape.regions,
         )
     for shape in tev.shapes:
-        built = synth.tool_format(shape, markers, name=f"{stem}-tools")
+        built = tool_format(shape, markers, name=f"{stem}-tools")
         if built is not None and not c.failures(None, built, c.tool_trials(shape.regions)):
             return Part(
                 SYNTHESISED,
