@@ -153,19 +153,22 @@ def test_the_template_writes_history_in_the_format_it_teaches(content: str, call
     ]
 
 
-def test_the_generation_prompt_opens_reasoning_unless_thinking_is_off() -> None:
+def test_the_generation_prompt_opens_reasoning_when_thinking_is_on() -> None:
     template = dm.chat_template()
     parser = trisect.Parser(dm.REASONING_PARSER, dm.TOOL_CALL_PARSER)
     messages = [{"role": "user", "content": "Hi"}]
-    on = template.render(messages, add_generation_prompt=True)
-    assert on.endswith("<|im_start|>assistant\n<think>\n")
-    assert not parser.reasoning_ended_at_start(prompt_text=on)
-    assert parser.parse("Hmm.\n</think>\n\nHello!", prompt_text=on).reasoning == "Hmm."
-    for off in (
-        template.render(messages, add_generation_prompt=True, enable_thinking=False),
-        template.render(messages, add_generation_prompt=True, thinking=False),
+    for on in (
+        template.render(messages, add_generation_prompt=True, enable_thinking=True),
+        template.render(messages, add_generation_prompt=True, thinking=True),
     ):
-        assert off.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n") and "think between" not in off
+        assert on.endswith("<|im_start|>assistant\n<think>\n") and "think in one short sentence" in on
+        assert not parser.reasoning_ended_at_start(prompt_text=on)
+        assert parser.parse("Hmm.\n</think>\n\nHello!", prompt_text=on).reasoning == "Hmm."
+    for off in (
+        template.render(messages, add_generation_prompt=True),  # off by default
+        template.render(messages, add_generation_prompt=True, enable_thinking=False),
+    ):
+        assert off.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n") and "think in" not in off
         assert parser.reasoning_ended_at_start(prompt_text=off)
         assert parser.parse("Hello!", prompt_text=off).content == "Hello!"
 

@@ -6,8 +6,8 @@ there). One thread, fixed seeds, shapes asserted, not wording:
 * the default model downloads into an empty cache and matches its sha256;
 * through the server and the official ``openai`` client: ``tool_choice`` required and named give
   a call of an offered tool with schema-valid arguments; ``auto`` with a tool-asking prompt gives
-  one (and the server sent the format's lazy GBNF grammar); thinking on gives reasoning; a fixed
-  seed gives the same answer twice;
+  one (and the server sent the format's lazy GBNF grammar); thinking on gives reasoning, off (the
+  template's default) gives the answer as content; a fixed seed gives the same answer twice;
 * against the upstream directly: every shaped format's GBNF and Lark grammars are accepted by
   llama.cpp, and text generated under a sample of them parses back through trisect to valid
   calls; a trigger token llama.cpp rejects is recovered from; stop strings and cancellation.
@@ -66,7 +66,8 @@ TIME = {
     },
 }
 TOOLS = [WEATHER, TIME]
-NO_THINKING = {"chat_template_kwargs": {"enable_thinking": False}}
+NO_THINKING = {"chat_template_kwargs": {"enable_thinking": False}}  # the template's default, said anyway
+THINKING = {"chat_template_kwargs": {"enable_thinking": True}}
 
 
 def valid(args: Any, schema: dict[str, Any]) -> bool:
@@ -196,6 +197,7 @@ def test_auto_with_a_tool_asking_prompt_calls_the_tool_through_the_lazy_grammar(
         seed=0,
         max_tokens=160,
         stream=True,
+        extra_body=THINKING,
     )
     reasoning, names, arguments, finish = "", [], "", None
     for chunk in stream:
@@ -219,11 +221,24 @@ def test_thinking_on_gives_reasoning(client: Any) -> None:
         temperature=0,
         seed=0,
         max_tokens=120,
+        extra_body=THINKING,
     )
     message = answer.choices[0].message
     reasoning = getattr(message, "reasoning", None)
     assert isinstance(reasoning, str) and reasoning.strip()
     assert "<think>" not in reasoning and "</think>" not in reasoning and "</think>" not in (message.content or "")
+
+
+def test_thinking_off_by_default_gives_content(client: Any) -> None:
+    answer = client.chat.completions.create(
+        model=default_model.MODEL_NAME,
+        messages=[{"role": "user", "content": "Hi! Who are you?"}],
+        temperature=0,
+        seed=0,
+        max_tokens=60,
+    )
+    message = answer.choices[0].message
+    assert (message.content or "").strip() and not getattr(message, "reasoning", None)
 
 
 def test_a_fixed_seed_gives_the_same_answer(client: Any) -> None:

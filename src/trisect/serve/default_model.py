@@ -13,8 +13,9 @@ on Windows), file ``models/SmolLM2-135M-Instruct.Q4_1.gguf``.
 
 SmolLM2 knows no tool or reasoning markup, so it is served with a chat template of trisect's
 (``smollm2.jinja``) that teaches it one trisect format: ``qwen3`` reasoning (``<think>`` …
-``</think>``) and ``hermes`` tool calls (``<tool_call>`` + a JSON envelope). A lazy grammar for
-that format (``trisect.grammar.gbnf``) keeps every call it starts well formed.
+``</think>``, off unless ``chat_template_kwargs`` turns ``enable_thinking`` on) and ``hermes``
+tool calls (``<tool_call>`` + a JSON envelope). A lazy grammar for that format
+(``trisect.grammar.gbnf``) keeps every call it starts well formed.
 
 Errors: ``ModelError``, one line saying what failed and what to do (no network, no pip, a hash
 mismatch). Cost: one download of 93 MB and a 98 MB write on first use; nothing after.

@@ -5,7 +5,8 @@ in this process (uvicorn on 127.0.0.1, a free port, the embedded llama.cpp upstr
 streamed chat request with a tool through the official ``openai`` client, prints the
 reasoning, the content and the tool call as their deltas arrive, and stops the server.
 
-The request: thinking on, the ``get_weather`` tool, ``tool_choice="auto"`` (the server sends the
+The request: thinking on (``enable_thinking``; the default model's template has it off), the
+``get_weather`` tool, ``tool_choice="auto"`` (the server sends the
 format's lazy GBNF grammar: the call the model starts is well formed), greedy sampling (the
 same answer on every run and, as far as llama.cpp's arithmetic allows, every machine), and one
 worked example turn before the question: a 135M model follows an example far better than an
@@ -122,6 +123,7 @@ def run(*, threads: int | None = None, out: TextIO | None = None, color: bool | 
             temperature=0,
             seed=0,
             max_tokens=200,
+            extra_body={"chat_template_kwargs": {"enable_thinking": True}},
         )
         field, finish, usage, calls, first = None, None, None, {}, None
         for chunk in stream:

@@ -35,6 +35,15 @@ Errors: llama.cpp's ``{"error": {...}}`` answers -> ``UpstreamError`` (its code 
 502); ``ValueError`` from xllamacpp -> 400; a model that does not load -> ``UpstreamError`` 503
 at construction; a missing xllamacpp -> ``ImportError`` naming the ``serve`` extra.
 
+A lazy grammar's trigger completed by a token that carries more text (SmolLM2 writes
+``<tool_call>,`` with ``>,`` as one token) makes llama.cpp fail the request: that token was sampled
+before the grammar applied, and the grammar rejects its tail. Trigger prefixes are therefore held
+back like stop strings until they are decided, and on that failure the choice continues with the
+grammar from its first token (``_Choice.continuation``): a call the model starts is well formed.
+
+Cost: per chunk, the chunk's size; with stop strings or a pending trigger, also the held text
+(shorter than the longest of them plus one token).
+
 Gotchas handled: a ``Server`` that never served a request can hang when destroyed, so one
 1-token request is served at construction; llama.cpp's built-in HTTP port (127.0.0.1, a random
 port) gets a random API key, so other local processes cannot use the model through it.
@@ -43,6 +52,7 @@ port) gets a random API key, so other local processes cannot use the model throu
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import os
 import secrets
@@ -239,7 +249,7 @@ class EmbeddedUpstream:
                 index, item = await queue.get()
                 choice = choices[index]
                 if item is _END:
-                    if choice.recovering:
+                    if choice.phase is Phase.RECOVERING:
                         start(choice, choice.continuation())
                         continue
                     live -= 1
@@ -290,9 +300,19 @@ class EmbeddedUpstream:
             pass
 
 
+class Phase(enum.Enum):
+    """Where one choice's stream is."""
+
+    FREE = "free"  # a lazy grammar waits for its trigger: trigger prefixes are held back
+    CONSTRAINED = "constrained"  # no lazy grammar, or its trigger appeared (the engine constrains)
+    RECOVERING = "recovering"  # the engine rejected the trigger's token: a continuation follows
+    DONE = "done"  # the last piece (with the finish reason) was sent
+
+
 @dataclass(eq=False)
 class _Choice:
-    """One choice's stream: chunks in, pieces out, with stop strings held back."""
+    """One choice's stream: llama.cpp chunks in, pieces out, stop strings and trigger prefixes
+    held back while undecided."""
 
     index: int
     request: CompletionRequest
@@ -300,21 +320,22 @@ class _Choice:
     error: UpstreamError | None = None
     stop_reason: str | None = None  # the stop string that ended this choice
     completion_tokens: int | None = None
-    finished: bool = False
     held: list[CompletionPiece] = field(default_factory=list)  # text that may start a stop string or a trigger
     empty: list[CompletionPiece] = field(default_factory=list)  # ids with no text yet (maybe EOS)
     prompt_tokens: int | None = None
     body: dict[str, Any] = field(default_factory=dict)
     released: list[str] = field(default_factory=list)  # the text passed on so far
     tokens: int = 0  # tokens generated so far
-    triggered: bool = False  # a lazy grammar's trigger appeared: the rest is constrained
-    recovering: bool = False  # llama.cpp rejected a trigger's token: continue under the grammar
-    recovered: bool = False
+    phase: Phase = Phase.CONSTRAINED
+
+    def __post_init__(self) -> None:
+        if self.request.constraint is not None and self.request.constraint.lazy:
+            self.phase = Phase.FREE
 
     @property
     def triggers(self) -> tuple[str, ...]:
         constraint = self.request.constraint
-        return constraint.triggers if constraint is not None and not self.triggered else ()
+        return constraint.triggers if constraint is not None and self.phase is Phase.FREE else ()
 
     def continuation(self) -> dict[str, Any]:
         """The request that goes on after llama.cpp rejected the token that completed a trigger
@@ -322,7 +343,7 @@ class _Choice:
         ``,`` of ``<tool_call>,``): the prompt plus the text passed on so far (the held trigger
         prefix is dropped), the grammar applied from its first token, the token budget what is
         left of it."""
-        self.recovering, self.recovered, self.triggered = False, True, True
+        self.phase = Phase.CONSTRAINED
         self.held, self.empty = [], []
         body = {k: v for k, v in self.body.items() if k not in ("grammar_lazy", "grammar_triggers", "preserved_tokens")}
         body["prompt"] = self.request.prompt + "".join(self.released)
@@ -332,12 +353,12 @@ class _Choice:
         return body
 
     def chunk(self, chunk: Mapping[str, Any]) -> list[CompletionPiece]:
-        if self.finished:
+        if self.phase is Phase.DONE:
             return []
         if "error" in chunk:
             error = chunk["error"] if isinstance(chunk["error"], Mapping) else {"message": str(chunk["error"])}
-            if self.triggers and not self.recovered and "grammar" in str(error.get("message", "")):
-                self.recovering = True  # see continuation()
+            if self.phase is Phase.FREE and "grammar" in str(error.get("message", "")):
+                self.phase = Phase.RECOVERING  # see continuation()
                 return []
             code = error.get("code")
             status = code if isinstance(code, int) and 400 <= code < 500 else 502
@@ -380,7 +401,7 @@ class _Choice:
         return out
 
     def finish(self) -> list[CompletionPiece]:
-        if self.finished:
+        if self.phase is Phase.DONE:
             return []
         # the stream ended without a finish reason (cancelled): what was held is released
         out = self._release(self.empty) + self._flush()
@@ -420,7 +441,7 @@ class _Choice:
             self.cancel.set()
             return [*out, *self._end("stop")]
         if any(t in joined for t in triggers):
-            self.triggered, triggers = True, ()
+            self.phase, triggers = Phase.CONSTRAINED, ()
         keep = max((k for s in (*stops, *triggers) for k in range(1, len(s)) if joined.endswith(s[:k])), default=0)
         return self._take(len(joined) - keep)
 
@@ -448,9 +469,9 @@ class _Choice:
         return self._pass(out)
 
     def _end(self, finish: str) -> list[CompletionPiece]:
-        if self.finished:
+        if self.phase is Phase.DONE:
             return []
-        self.finished = True
+        self.phase = Phase.DONE
         out = [] if self.stop_reason is not None else self._flush()
         last = CompletionPiece(
             self.index,
