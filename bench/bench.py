@@ -57,6 +57,7 @@ from bench_common import (  # noqa: E402
     settle_gc,
     summarize,
 )
+from floor import FLOORS  # noqa: E402
 
 # combo -> (reasoning format, tool format, tokenizer family)
 COMBOS = {
@@ -589,6 +590,17 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
             summarize(whole)
             log(f"[trisect] {case['id']} whole: {case['bytes'] / whole['s'] / 1e6:.2f} MB/s ({whole['check']})")
         case["t"]["whole"] = whole
+        floor = FLOORS.get(case["tool"])
+        if floor is not None and whole["runs"]:
+            # the hand-written floor (bench/floor.py): str.find of the markers + json.loads per call
+            entry = {"runs": []}
+            for _ in range(len(whole["runs"])):
+                settle_gc()
+                t0 = clock_start()
+                floor(case["text"])
+                add_run(entry, clock_stop(t0))
+            summarize(entry)
+            case["t"]["floor"] = entry
 
 
 def repeats_for(target: int, args) -> int:
@@ -726,7 +738,7 @@ def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
         s_head += [f"trisect {lab}"] + ([f"vLLM {lab}", "vLLM/tri"] if vllm_on else [])
     s_head += ["check trisect"] + (["check vLLM"] if vllm_on else [])
     w_head = (
-        ["combo", "shape", "tokens", "MB", "trisect MB/s"]
+        ["combo", "shape", "tokens", "MB", "trisect MB/s", "floor MB/s", "tri/floor time"]
         + (["vLLM MB/s", "vLLM/tri time"] if vllm_on else [])
         + ["check trisect"]
         + (["check vLLM"] if vllm_on else [])
@@ -760,7 +772,9 @@ def build_tables(cases: list[dict], args, vllm_on: bool) -> tuple:
         ts_, vs_ = (tw or {}).get(s_key), (vw or {}).get(s_key)
         tmb = mb / ts_ if ts_ else None
         vmb = mb / vs_ if vs_ else None
+        fs_ = (t.get("floor") or {}).get(s_key)
         wrow = [c["combo"], c["shape"], f"{len(c['pieces']):,}", f"{mb:.3f}", _fmt(tmb)]
+        wrow += [_fmt(mb / fs_ if fs_ else None), _ratio(ts_, fs_)]
         if vllm_on:
             wrow += [_fmt(vmb, 3), _ratio(vs_, ts_)]
         wrow.append(tw.get("check") if tw and tw.get("check") else "n/a")

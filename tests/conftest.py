@@ -18,6 +18,8 @@ import pytest
 HEAVY = {
     "xgrammar": "pip install -e '.[xgrammar]' (xgrammar imports torch; .ci/run installs the CPU build)",
     "model": "pip install -e '.[serve]' (xllamacpp) and network for the default model's first fetch",
+    "batch": "pip install -e '.[batch]' (pyarrow, for Parquet)",
+    "ray": "pip install -e '.[ray]' (Ray Data)",
 }
 # suites that run only when selected by name (`-m model`): a real model is slow, so the portable
 # suite leaves them out even where their extra is installed

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("trisect.parser",),
     ("trisect.grammar", "trisect.openai", "trisect.chat"),
     ("trisect.testing", "trisect.templates"),
-    ("trisect", "trisect.detect"),  # the public API (trisect/__init__.py) and detection
+    ("trisect", "trisect.detect", "trisect.many"),  # the public API (trisect/__init__.py), detection, parse_many
     ("trisect.cli", "trisect.serve", "trisect.integrations", "trisect.batch", "trisect.__main__"),
 ]
 SHELLS = set(LAYERS[-1]) - {"trisect.__main__", "trisect.cli"}

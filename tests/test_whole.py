@@ -110,12 +110,13 @@ def test_the_whole_path_decides_most_cases(decisions: Decisions) -> None:
         per_family[family] += 1
         decided_family[family] += decided
     assert decisions.calls == len(CASES)
-    assert decisions.decided >= 0.8 * len(CASES), f"{decisions.decided} of {len(CASES)} cases decided"
-    # Harmony's message headers are the engine's alone (documented in message/whole.py) ...
+    assert decisions.decided >= 0.85 * len(CASES), f"{decisions.decided} of {len(CASES)} cases decided"
+    # Harmony's message headers are the engine's alone (documented in message/whole.py), and so
+    # are outputs that end in an envelope region (inkling's cases all do) ...
     assert decided_family["openai"] == 0
     # ... every other family has cases the whole path decides, but the engine's alone: Muse's
     # message headers too, and K2 Horizon, whose unended reasoning is held for the fallback rule
-    engine_only = {"openai", "muse", "muse_glimmer", "k2_horizon"}
+    engine_only = {"openai", "muse", "muse_glimmer", "k2_horizon", "inkling"}
     assert [f for f in per_family if f not in engine_only and not decided_family[f]] == []
 
 
@@ -163,8 +164,8 @@ def test_mutated_outputs_agree_with_the_engine(decisions: Decisions) -> None:
             whole, engine, _decided = _parse_both(data, text, decisions)
             assert whole == engine, f"{case_id}: {text!r}"
             total += 1
-    assert decisions.decided >= 0.25 * total, f"{decisions.decided} of {total} mutated outputs decided"
-    assert decisions.decided <= 0.95 * total  # the mutations do reach the engine's rules
+    assert decisions.decided >= 0.5 * total, f"{decisions.decided} of {total} mutated outputs decided"
+    assert decisions.decided <= 0.97 * total  # cuts reach the engine's rule for unfinished calls
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -221,37 +222,60 @@ def test_arguments_are_kept_exactly_as_written(decisions: Decisions) -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "decided"),
+    "body",
     [
-        ('{"name": "f", "arguments": {"x": NaN}}', False),  # not JSON: the engine's rule (content)
-        ('{"name": "f", "arguments": {"x": -Infinity}}', False),
-        ('{"name": "f", "arguments": "{\\"x\\": 1}"}', False),  # string-encoded: the engine decodes it
-        ('{"name": "f", "arguments": {"x": 1}, "arguments": {"y": 2}}', True),  # the first one counts
-        ('{"name": "f", "name": "g", "arguments": {}}', True),  # the first name counts
-        ('{"name": "f", "arguments": null}', True),  # null: {}
-        ('{"name": "f"}', True),  # no arguments: {}
-        ('{"arguments": {}, "name": "f", "id": "x"}', True),
-        ('{"name": "", "arguments": {}}', False),  # no name: not a call
-        ('{"name": 3, "arguments": {}}', False),
-        ('{"name": "f", "arguments": [1]}', False),
-        ('{"name": "f", "arguments": {"x": 1}} trailing', False),  # text after the arguments
-        ('{"name": "f", "arguments": {"x": 1},}', False),
-        ('{"name": "f", "arguments": {"x": "\x01"}}', False),  # a raw control character
-        ('{"name": "f", "arguments": {"x": ' + "[" * 3000 + "]" * 3000 + "}}", False),  # the C decoder's depth
-        ('{"name": "f", "arguments": {"x": 1', False),  # cut off
+        '{"name": "f", "arguments": {"x": NaN}}',  # not JSON (Python's extension): a malformed call
+        '{"name": "f", "arguments": {"x": -Infinity}}',
+        '{"name": "f", "arguments": "{\\"x\\": 1}"}',  # string-encoded: the codec decodes it
+        '{"name": "f", "arguments": {"x": 1}, "arguments": {"y": 2}}',  # the first one counts
+        '{"name": "f", "name": "g", "arguments": {}}',  # the first name counts
+        '{"name": "f", "arguments": null}',  # null: {}
+        '{"name": "f"}',  # no arguments: {}
+        '{"arguments": {}, "name": "f", "id": "x"}',
+        '{"name": "", "arguments": {}}',  # no name: not a call
+        '{"name": 3, "arguments": {}}',
+        '{"name": "f", "arguments": [1]}',
+        '{"name": "f", "arguments": {"x": 1}} trailing',  # text after the arguments
+        '{"name": "f", "arguments": {"x": 1},}',
+        '{"name": "f", "arguments": {"x": "\x01"}}',  # a raw control character
+        '{"name": "f", "arguments": {"x": ' + "[" * 3000 + "]" * 3000 + "}}",  # past the C decoder's depth
+        '{"name": "f", "arguments": {"x": 01}}',  # the C decoder and the scanner stop at other places
+        '{"name": "f", "arguments": {"x": 1',  # broken by the end marker
+        '{"name": "f", "arguments": {"x": "</tool_call>"',
     ],
 )
-def test_json_edge_cases_agree_with_the_engine(decisions: Decisions, body: str, decided: bool) -> None:
+def test_json_edge_cases_agree_with_the_engine(decisions: Decisions, body: str) -> None:
+    """Where the C decoder refuses the JSON, the format's codec reads that call (its exact stop
+    and rules); the output is still decided without the engine."""
     whole, engine = _hermes(body)
     assert whole == engine
-    assert decisions.last is decided
+    assert decisions.last
 
 
-def test_unknown_tool_names_go_to_the_engine(decisions: Decisions) -> None:
+def test_outputs_cut_off_inside_a_call_go_to_the_engine(decisions: Decisions) -> None:
+    parser = Parser("qwen3", "hermes")
+    cut = ('<think>a</think>b<tool_call>{"name": "f", "arg', '<tool_call>{"name": "f", "arguments": {"x": "</t')
+    for text in cut:
+        whole = parser.parse(text, id_factory=_fixed_id)
+        assert not decisions.last
+        assert whole == engine_parse(parser, text, id_factory=_fixed_id)
+    complete = '<think>a</think>b<tool_call>{"name": "f"}'  # complete JSON, no end marker: a call
+    assert len(parser.parse(complete).tool_calls) == 1
+    assert decisions.last
+
+
+def test_strict_malformed_output_raises_through_the_engine(decisions: Decisions) -> None:
+    parser = Parser("qwen3", "hermes")
+    with pytest.raises(trisect.MalformedOutputError):
+        parser.parse('<tool_call>{"name": "f", "arguments": {"x": }}</tool_call>', strict=True)
+    assert decisions.calls == 1 and not decisions.last
+
+
+def test_unknown_tool_names_are_content(decisions: Decisions) -> None:
     parser = Parser(None, "llama3_json")
     text = '{"name": "nope", "parameters": {}}'
     whole = parser.parse(text, tools=[TOOL], id_factory=_fixed_id)
-    assert not decisions.last
+    assert decisions.last
     assert whole == engine_parse(parser, text, tools=[TOOL], id_factory=_fixed_id)
     assert whole.content == text  # the family validates names: not a call
 

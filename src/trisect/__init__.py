@@ -31,6 +31,7 @@ from .errors import (
     TrisectError,
 )
 from .formats import format_from_toml, load_format, register_format
+from .many import parse_many
 from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta
 from .parser import Parser, formats
 
@@ -68,6 +69,7 @@ __all__ = [
     "format_from_toml",
     "formats",
     "load_format",
+    "parse_many",
     "register_format",
     "rules",
 ]

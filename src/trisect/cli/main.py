@@ -6,6 +6,7 @@
     trisect demo [--delay SECONDS] [--live [--threads N]]
     trisect serve [--upstream URL --upstream-kind KIND] [--model …] (``trisect serve --help``)
     trisect detect PATH [--flags]
+    trisect batch FILE -o OUT [--reasoning NAME --tools NAME --workers N …]  (trisect.batch)
     trisect --version
 
 A thin shell over the library: it reads input, builds a ``Parser``, prints JSON.
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import __version__
+from ..batch.cli import add_parser as add_batch
 from ..engine.spec import FormatSpec
 from ..errors import TrisectError
 from ..formats import hf, load_format
@@ -236,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("serve_args", nargs=argparse.REMAINDER, help="see trisect serve --help")
     s.set_defaults(func=cmd_serve)
     add_detect(sub)
+    add_batch(sub)  # trisect.batch.cli: the batch shell's command
     return ap
 
 

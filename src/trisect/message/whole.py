@@ -13,13 +13,17 @@ engine, over the complete text at once:
 * reasoning and content are each the concatenation of their pieces, stripped as a whole
   (``FormatSpec.strip``), which is what the engine's per-piece trimming amounts to.
 
-It decides only outputs whose result it is sure of, and returns ``None`` for every other one, so
-that the caller runs the engine on it: a call that is not a call (invalid or unfinished
-arguments, no name, an unknown tool where the family validates names, text after the
-arguments, a named envelope dropped), a call cut off by the end of the output, JSON the C decoder
-refuses (invalid, ``NaN``, nested past the recursion limit), arguments written as a JSON string,
-message headers (Harmony), reasoning held for ``reasoning_fallback`` (Nemotron). Token ids never
-come here (the parser only calls it for text). The rules it applies are the engine's
+Malformed calls follow the engine's rules here too: a call that is not a call (invalid arguments,
+no name, an unknown tool where the family validates names, text after the arguments) ends as
+content, its exact text from its first marker. Where the C decoder refuses a call's JSON (invalid,
+``NaN``, nested past the recursion limit, arguments written as a JSON string), the format's own
+codec reads that one call, so where it stops and what it makes of it are the engine's.
+
+It returns ``None``, and the caller runs the engine, for what it does not decide: an output that
+ends inside a call or a block of calls (the engine's rule for cut-off calls), ``strict=True`` with
+a malformed call (the engine raises), message headers (Harmony), reasoning held for
+``reasoning_fallback`` (Nemotron). Token ids never come here (the parser only calls it for text).
+The rules it applies are the engine's
 (``trisect.engine.stream``), in the same order; the replay harness checks ``parse()`` (this path)
 against every stream (the engine's) on every case, and ``tests/test_whole.py`` counts the cases
 it decides and compares it with the engine on mutated outputs.
@@ -232,12 +236,26 @@ def parse_whole(
 
 
 class _Call:
-    """The open call: its codec (or JSON reader), name and id text, argument pieces."""
+    """The open call: where it started, its codec (or JSON reader), name and id text, argument
+    pieces, and why it is not a call (``bad``: the engine's first reason)."""
 
-    __slots__ = ("codec", "read", "json_at", "name_parts", "id_parts", "name", "id", "args", "args_closed")
+    __slots__ = (
+        "codec",
+        "start",
+        "read",
+        "json_at",
+        "name_parts",
+        "id_parts",
+        "name",
+        "id",
+        "args",
+        "args_closed",
+        "bad",
+    )
 
-    def __init__(self, codec: CallCodec | None) -> None:
+    def __init__(self, codec: CallCodec | None, start: int) -> None:
         self.codec = codec  # None: the plan's JSON reader reads the arguments
+        self.start = start  # offset of the marker that opened it: its raw text starts there
         self.read = False  # the JSON reader has read them
         self.json_at = -1  # where the JSON starts when a marker is its first text (Act.ARG_MARKER)
         self.name_parts: list[str] = []
@@ -246,6 +264,7 @@ class _Call:
         self.id: str | None = None
         self.args: list[str] = []
         self.args_closed = False
+        self.bad = ""
 
 
 def _follows(text: str, i: int, n: int, follow: tuple[str, ...], end: bool) -> bool:
@@ -265,9 +284,11 @@ class _Walk:
         "states",
         "terminal_of",
         "options",
+        "strict",
         "reader",
         "st",
         "call",
+        "text",
         "reasoning",
         "content",
         "calls",
@@ -282,9 +303,11 @@ class _Walk:
         self.states = compiled.states
         self.terminal_of = compiled.terminal_of
         self.options = options
+        self.strict = options.strict
         self.reader = plan.reader
         self.st: StateTable = compiled.states[state]
         self.call: _Call | None = None
+        self.text = ""
         self.reasoning: list[str] = []
         self.content: list[str] = [self.spec.content_prefix] if self.spec.content_prefix else []
         self.calls: list[ToolCall] = []
@@ -316,6 +339,7 @@ class _Walk:
         return (best, found) if found else None
 
     def run(self, text: str) -> None:
+        self.text = text
         n = len(text)
         pos = scan = 0
         terminal_of = self.terminal_of
@@ -326,14 +350,14 @@ class _Walk:
                 codec = call.codec
                 if codec is None:
                     if not call.read:
-                        pos = scan = self._read(call, text, pos, n)
+                        pos = scan = self._read(call, pos, n)
                         continue
                 elif codec.structured and not (codec.done or codec.failed):
                     j = codec.feed(text, pos, n)
                     if j == pos and not (codec.done or codec.failed):
                         raise _UNDECIDED
                     pos = scan = j
-                    self._after_codec(call)
+                    self._after_codec(call, j)
                     continue
             hit = self._search(st, text, scan, n) if st.rules else None
             if hit is None:
@@ -358,12 +382,15 @@ class _Walk:
             self._apply(rule, terminal, marker, a)
             pos = scan = b
         call = self.call
-        if call is not None:
-            codec = call.codec
-            complete = call.args_closed or (call.read if codec is None else codec.structured and codec.done)
-            if not complete:
-                raise _UNDECIDED  # cut off inside the call
-            self._end_call()
+        if call is None:
+            if self.st.region is _SKIP:
+                raise _UNDECIDED  # the output ended inside a block of calls: the engine's rule
+            return
+        codec = call.codec
+        complete = call.args_closed or (call.read if codec is None else codec.structured and codec.done)
+        if not complete or call.bad:
+            raise _UNDECIDED  # a call cut off by the end of the output: the engine's rule
+        self._end_call(n)
 
     # ------------------------------------------------------------------ text
 
@@ -379,11 +406,12 @@ class _Walk:
                 return
             codec = call.codec
             if codec is None or codec.structured:
-                if s.strip(_WS):
-                    raise _UNDECIDED  # text after the arguments
+                if s.strip(_WS) and not call.bad:
+                    done = call.read if codec is None else codec.done
+                    self._bad(call, "text after the arguments" if done else "invalid arguments")
             else:
                 codec.feed(s, 0, len(s))
-                self._after_codec(call)
+                self._after_codec(call, -1)
         elif region is _NAME:
             if call is not None:
                 call.name_parts.append(s)
@@ -404,17 +432,19 @@ class _Walk:
     # ------------------------------------------------------------------ transitions
 
     def _apply(self, rule: Rule, terminal: str, marker: str, at: int) -> None:
+        """A transition at offset ``at`` (``marker`` ends at ``at + len(marker)``)."""
         self.skip_ws = ""
+        end = at + len(marker)
         for act in rule.acts:
             if act is Act.REASONING_END:
                 continue
             if act is Act.CALL_START:
                 if self.call is not None:
-                    self._end_call()
-                self.call = self._open_call()
+                    self._end_call(at)  # the new call's marker is not the old one's text
+                self.call = self._open_call(at)
             elif act is Act.CALL_END:
                 if self.call is not None:
-                    self._end_call()
+                    self._end_call(end)
             elif act is Act.NAME_END:
                 self._name_end()
             elif act is Act.ARG_MARKER:
@@ -431,31 +461,47 @@ class _Walk:
                         codec.feed(marker, 0, len(marker))
                     else:
                         codec.marker(terminal)
-                    self._after_codec(call)
+                    self._after_codec(call, end)
             elif act is Act.ARGS_END:
                 self._args_end()
             elif act is Act.CALL_DROP:
                 call = self.call
                 if call is not None:
                     self.call = None
-                    if "".join(call.name_parts).strip():
-                        raise _UNDECIDED  # it had a name: not an envelope after all
+                    if "".join(call.name_parts).strip():  # it had a name: not an envelope after all
+                        self._bad(call, "a name before a list of calls")
+                        self._reject(call, end)
             else:  # message headers are not decided here
                 raise _UNDECIDED
         self.st = self.states[rule.next]
 
-    def _open_call(self) -> _Call:
+    def _open_call(self, at: int) -> _Call:
         if self.reader is not None:
-            return _Call(None)
+            return _Call(None, at)
         factory = self.spec.codec
         if factory is None:
             raise _UNDECIDED  # the engine reports it
-        return _Call(factory(self.options.tool_index))
+        return _Call(factory(self.options.tool_index), at)
 
-    def _read(self, call: _Call, text: str, pos: int, n: int) -> int:
+    def _read(self, call: _Call, pos: int, n: int) -> int:
+        """The arguments' JSON at C speed; where the C decoder refuses it (invalid, cut off, a
+        string of arguments, nested too deep), the format's own codec reads this call, so its
+        stop and its rules are exactly the engine's."""
         reader = self.reader
         assert reader is not None
-        end, name, call_id, args = reader(text, call.json_at if call.json_at >= 0 else pos, n)
+        start = call.json_at if call.json_at >= 0 else pos
+        try:
+            end, name, call_id, args = reader(self.text, start, n)
+        except (_Undecided, ValueError, RecursionError, StopIteration):
+            factory = self.spec.codec
+            assert factory is not None
+            codec = factory(self.options.tool_index)
+            if call.name is not None:
+                codec.set_name(call.name)
+            call.codec = codec
+            j = codec.feed(self.text, start, n)
+            self._after_codec(call, j)
+            return j
         call.read = True
         call.args.append(args)
         if call.name is None and name is not None:
@@ -467,7 +513,8 @@ class _Walk:
             self._apply(done_rule, "", "", end)
         return end
 
-    def _after_codec(self, call: _Call) -> None:
+    def _after_codec(self, call: _Call, at: int) -> None:
+        """After the codec read text up to ``at``: the engine's ``_after_codec``."""
         codec = call.codec
         assert codec is not None
         if call.name is None and codec.name is not None:
@@ -477,12 +524,14 @@ class _Walk:
         piece = codec.take()
         if piece:
             call.args.append(piece)
-        if codec.failed:
-            raise _UNDECIDED
-        if codec.structured and codec.done:
-            done_rule = self.st.done_rule
-            if done_rule is not None and self.call is call:
-                self._apply(done_rule, "", "", -1)
+        if codec.failed and not call.bad:
+            self._bad(call, "invalid arguments")
+        if codec.structured and (codec.done or codec.failed):
+            st = self.st
+            rule = st.failed_rule if codec.failed else st.done_rule
+            if rule is not None and self.call is call:
+                # the format ends calls where their JSON ends (or breaks): the rest is scanned again
+                self._apply(rule, "", "", at)
 
     def _name_end(self) -> None:
         call = self.call
@@ -495,7 +544,8 @@ class _Walk:
             raw, parsed_id = parse_name(raw)
             call_id = call_id or parsed_id
         if not raw:
-            raise _UNDECIDED  # no tool name
+            self._bad(call, "no tool name")
+            return
         call.name = raw
         call.id = call_id
         if call.codec is not None:
@@ -505,7 +555,7 @@ class _Walk:
     def _announce(self, call: _Call) -> None:
         index = self.options.tool_index
         if self.spec.validate_names and index and call.name not in index:
-            raise _UNDECIDED  # an unknown tool: not a call
+            self._bad(call, f"unknown tool {call.name!r}")
 
     def _args_end(self) -> None:
         call = self.call
@@ -517,25 +567,39 @@ class _Walk:
         codec = call.codec
         if codec is None:
             if not call.read:
-                raise _UNDECIDED  # unfinished arguments
+                self._bad(call, "unfinished arguments")
             return
         rest = codec.close()
         if rest is None:
-            raise _UNDECIDED
-        if rest:
+            self._bad(call, "invalid arguments" if codec.failed else "unfinished arguments")
+        elif rest:
             call.args.append(rest)
 
-    def _end_call(self) -> None:
+    def _end_call(self, end: int) -> None:
+        """The open call ends at offset ``end``: a tool call, or (not a call) its text is content."""
         call = self.call
         assert call is not None
         if not call.args_closed:
             self._args_end()
         self.call = None
         name = call.name
-        if name is None:
-            raise _UNDECIDED
+        if call.bad or name is None:
+            self._reject(call, end)
+            return
         index = len(self.calls)
         self.calls.append(ToolCall(id=call.id or self._new_id(index, name), name=name, arguments="".join(call.args)))
+
+    def _bad(self, call: _Call, reason: str) -> None:
+        if self.strict:
+            raise _UNDECIDED  # strict=True: the engine raises MalformedOutputError
+        if not call.bad:
+            call.bad = reason
+
+    def _reject(self, call: _Call, end: int) -> None:
+        """Not a call after all: its exact text, markers included, is content."""
+        if self.strict:
+            raise _UNDECIDED
+        self.content.append(self.text[call.start : end])
 
     def _new_id(self, index: int, name: str) -> str:
         """The engine's id rule for a call whose id the model did not write."""

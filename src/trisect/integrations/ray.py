@@ -1,0 +1,102 @@
+"""Ray Data: parse a column of model outputs on a cluster, with the row rules of ``trisect batch``.
+
+    import ray
+    from trisect.integrations.ray import ParseBatch
+
+    ray.init()  # or ray.init(address="ray://head:10001"): the same code on a cluster
+    ds = ray.data.read_parquet("rollouts/")
+    ds = ds.map_batches(
+        ParseBatch,
+        fn_constructor_kwargs={"reasoning": "qwen3", "tools": "hermes", "text_field": "response"},
+        batch_format="pyarrow",  # or "pandas"
+        concurrency=8,
+    )
+    ds.write_parquet("parsed/")
+
+``ParseBatch(**options)`` takes the options of ``trisect.many.BatchOptions`` (as the CLI's:
+``reasoning``, ``tools``, ``tool_definitions``, ``tool_choice``, ``chat_template_kwargs``,
+``text_field``, ``ids_field``, ``tokenizer`` — a tokenizer *object*, sent to each actor — and the
+per-row field names). Each call parses one batch (a ``pyarrow.Table``, a ``pandas.DataFrame`` or
+a dict of NumPy arrays) and returns it with a ``message`` and an ``error`` column: exactly one
+result per row, a row that cannot be parsed gets its error and the rest go on. With
+``json_lines="text"`` the batch's ``text`` column holds raw JSON lines (``ray.data.read_text``),
+each parsed as one input row (a line that is not JSON is that row's error), and the result is a
+``line`` column of output JSON lines, as ``trisect batch`` writes them (and a ``failed`` column).
+
+``trisect batch --ray`` (``trisect.batch.ray``) runs the same rows on Ray Data from the command line.
+Rows come back in input order only when the dataset keeps it
+(``DataContext.get_current().execution_options.preserve_order = True``). This module imports
+neither Ray nor pyarrow at import time; it is the ``ray`` extra's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..many import BatchOptions, RowParser, parse_arrow_table, parse_json_lines
+
+
+class ParseBatch:
+    """A callable class for ``Dataset.map_batches`` (see the module docstring)."""
+
+    def __init__(self, *, options: BatchOptions | None = None, json_lines: str | None = None, **keywords: Any) -> None:
+        if options is not None and keywords:
+            raise TypeError("pass either options= or keywords, not both")
+        self.options = options if options is not None else BatchOptions.of(keywords)
+        self.json_lines = json_lines
+        self._rows = RowParser(self.options)
+
+    def __call__(self, batch: Any) -> Any:
+        kind = type(batch).__module__.split(".")[0]
+        if kind == "pyarrow":
+            return self._arrow(batch)
+        if kind == "pandas":
+            return self._pandas(batch)
+        if isinstance(batch, dict):
+            return self._numpy(batch)
+        raise TypeError(f"ParseBatch takes a pyarrow, pandas or numpy batch, not {type(batch).__name__}")
+
+    def _results(self, rows: list[Any]) -> list[tuple[Any, Any]]:
+        parse = self._rows.parse
+        return [parse(row) for row in rows]
+
+    def _lines(self, values: list[Any]) -> tuple[list[str], list[bool]]:
+        """Output JSON lines of raw input lines, and whether each row failed."""
+        out: list[str] = []
+        failed: list[bool] = []
+        for value in values:
+            data, bad = parse_json_lines(self._rows, [value if isinstance(value, (str, bytes)) else str(value)])
+            out.append(data.decode("utf-8").rstrip("\n"))
+            failed.append(bool(bad))
+        return out, failed
+
+    def _arrow(self, table: Any) -> Any:
+        import pyarrow as pa
+
+        return parse_arrow_table(self._rows, table, pa, self.json_lines)
+
+    def _pandas(self, frame: Any) -> Any:
+        if self.json_lines is not None:
+            import pandas as pd
+
+            lines, failed = self._lines(list(frame[self.json_lines]))
+            return pd.DataFrame({"line": lines, "failed": failed})
+        results = self._results(frame.to_dict("records"))
+        out = frame.copy()
+        out["message"] = [m for m, _ in results]
+        out["error"] = [e for _, e in results]
+        return out
+
+    def _numpy(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        if self.json_lines is not None:
+            lines, failed = self._lines(list(batch[self.json_lines]))
+            return {"line": np.array(lines, dtype=object), "failed": np.array(failed)}
+        keys = list(batch)
+        rows = [dict(zip(keys, values, strict=True)) for values in zip(*(batch[k] for k in keys), strict=True)]
+        results = self._results(rows)
+        out = dict(batch)
+        out["message"] = np.array([m for m, _ in results], dtype=object)
+        out["error"] = np.array([e for _, e in results], dtype=object)
+        return out

@@ -1,0 +1,385 @@
+"""``parse_many``: finished outputs (rows) parsed on every core, in input order.
+
+A row is a mapping that holds one model output. Which keys mean what is ``BatchOptions``: the
+output's text (``text_field``), optionally its token ids (``ids_field``, decoded with
+``tokenizer``), and per row the request's tool definitions (a list, or its JSON text as Parquet
+and Ray columns often carry it), ``tool_choice``, ``chat_template_kwargs`` (a mapping or its JSON
+text), the rendered ``prompt`` (text; a list of chat messages is not read) and the format names
+when a file mixes models (vLLM's ``reasoning_parser`` / ``tool_call_parser``); a key the row lacks
+(or holds ``null`` in) takes the job's default.
+
+Every row gives exactly one result: the row with ``message`` (the OpenAI message shape of
+``Message.to_dict()``, plus any further facts the message carries) and ``error`` (``None``, or
+``{"type": …, "message": …}``). A row that cannot be parsed (a missing field, an unknown format,
+invalid tools, ids that do not decode) gets ``message: None`` and an error, and the run goes on.
+
+Workers: ``workers`` processes (``None``: one per core; 1: in this process), each with its own
+parsers, fed chunks of rows; at most ``2 * workers + 1`` chunks are in flight, so memory stays
+bounded whatever the input's length, and results come back in input order. Worker processes
+start with ``forkserver`` (``spawn`` where it is missing) and ignore SIGINT: Ctrl-C reaches the
+caller, which stops the pool. The standard library only; the file formats, the CLI command
+(``trisect batch``) and Ray Data are shells over this (``trisect.batch``,
+``trisect.integrations.ray``).
+
+Cost: ``parse()`` per row (the whole-output path) plus pickling each chunk to a worker.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from itertools import islice
+from typing import Any, TypeVar
+
+from .errors import TrisectError
+from .message import Message
+from .parser import Parser
+
+__all__ = [
+    "BatchOptions",
+    "RowParser",
+    "arrow_types",
+    "chunked",
+    "message_dict",
+    "ordered_map",
+    "parse_arrow_table",
+    "parse_json_lines",
+    "parse_many",
+    "parse_rows",
+]
+
+Result = tuple[dict[str, Any] | None, dict[str, str] | None]  # (message, error) of one row
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """What every row of a job shares, and which row keys override it. Plain data: it is sent to
+    the workers."""
+
+    reasoning: str | None = None  # reasoning format (vLLM's --reasoning-parser)
+    tools: str | None = None  # tool-call format (vLLM's --tool-call-parser)
+    tool_definitions: Sequence[Mapping[str, Any]] | None = None  # the request's tools, for rows without their own
+    tool_choice: Any = None
+    chat_template_kwargs: Mapping[str, Any] | None = None
+    tokenizer: Any = None  # for rows with token ids: an HF / transformers / tiktoken tokenizer object
+    text_field: str = "output"
+    ids_field: str | None = None
+    tools_field: str = "tools"
+    tool_choice_field: str = "tool_choice"
+    kwargs_field: str = "chat_template_kwargs"
+    prompt_field: str = "prompt"
+    reasoning_field: str = "reasoning_parser"
+    tool_parser_field: str = "tool_call_parser"
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> BatchOptions:
+        """From keyword options; an unknown keyword is a ``TypeError`` naming it."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"unknown batch option(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return cls(**options)
+
+
+def _error(kind: str, message: str) -> Result:
+    return None, {"type": kind, "message": message}
+
+
+def message_dict(msg: Message) -> dict[str, Any]:
+    """The OpenAI message shape, plus the message's further facts (e.g. a call cut off by the
+    end of the output), whatever the message layer adds."""
+    out = msg.to_dict()
+    for name in getattr(type(msg), "__dataclass_fields__", {}):
+        if name not in ("reasoning", "content", "tool_calls") and name not in out:
+            value = getattr(msg, name)
+            out[name] = value.to_dict() if hasattr(value, "to_dict") else value
+    return out
+
+
+class RowParser:
+    """Parses rows for one job: parsers per format pair, the tokenizer, and decoded JSON text
+    of per-row tools cached (rows of one file repeat the same few)."""
+
+    def __init__(self, options: BatchOptions) -> None:
+        self.options = options
+        self._parsers: dict[tuple[str | None, str | None, bool], Parser] = {}
+        self._json: dict[str, Any] = {}
+
+    def tokenizer(self) -> Any:
+        if self.options.tokenizer is None:
+            raise _RowError("MissingTokenizer", "rows with token ids need a tokenizer (--tokenizer FILE)")
+        return self.options.tokenizer
+
+    def parser(self, reasoning: str | None, tools: str | None, with_ids: bool) -> Parser:
+        key = (reasoning, tools, with_ids)
+        parser = self._parsers.get(key)
+        if parser is None:
+            parser = Parser(reasoning, tools, tokenizer=self.tokenizer() if with_ids else None)
+            if len(self._parsers) >= 64:
+                self._parsers.clear()
+            self._parsers[key] = parser
+        return parser
+
+    def _decoded(self, value: Any, what: str) -> Any:
+        """A row value that may be JSON text (Parquet and Ray columns): decoded once."""
+        if not isinstance(value, str):
+            return value
+        hit = self._json.get(value)
+        if hit is None:
+            try:
+                hit = json.loads(value)
+            except ValueError as exc:
+                raise _RowError("InvalidRow", f"{what} is neither a list nor JSON text: {exc}") from None
+            if len(self._json) >= 256:
+                self._json.clear()
+            self._json[value] = hit
+        return hit
+
+    def parse(self, row: Any) -> Result:
+        """(message, error) of one row."""
+        if not isinstance(row, Mapping):
+            return _error("InvalidRow", f"a row is a JSON object, not {type(row).__name__}")
+        try:
+            return self._parse(row), None
+        except _RowError as exc:
+            return _error(exc.kind, exc.message)
+        except TrisectError as exc:
+            return _error(type(exc).__name__, str(exc))
+
+    def _parse(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        o = self.options
+        text = row.get(o.text_field)
+        ids = row.get(o.ids_field) if o.ids_field is not None else None
+        if text is None and ids is None:
+            wanted = o.text_field if o.ids_field is None else f"{o.text_field} or {o.ids_field}"
+            raise _RowError("MissingField", f"the row has no {wanted} field")
+        if text is not None and not isinstance(text, str):
+            raise _RowError("InvalidRow", f"{o.text_field} must be a string, not {type(text).__name__}")
+        options: dict[str, Any] = {}
+        tools = _given(row, o.tools_field)
+        tools = o.tool_definitions if tools is None else self._decoded(tools, o.tools_field)
+        if tools is not None:
+            options["tools"] = tools
+        choice = _given(row, o.tool_choice_field)
+        if choice is None:
+            choice = o.tool_choice
+        elif isinstance(choice, str) and choice.lstrip().startswith("{"):
+            choice = self._decoded(choice, o.tool_choice_field)
+        if choice is not None:
+            options["tool_choice"] = choice
+        kwargs = _given(row, o.kwargs_field)
+        kwargs = o.chat_template_kwargs if kwargs is None else self._decoded(kwargs, o.kwargs_field)
+        if kwargs is not None:
+            options["chat_template_kwargs"] = kwargs
+        prompt = _given(row, o.prompt_field)
+        if isinstance(prompt, str):
+            options["prompt_text"] = prompt
+        reasoning = _given(row, o.reasoning_field) or o.reasoning
+        tool_format = _given(row, o.tool_parser_field) or o.tools
+        if ids is None:
+            return message_dict(self.parser(reasoning, tool_format, False).parse(text, **options))
+        ids = _token_ids(ids, o.ids_field)
+        parser = self.parser(reasoning, tool_format, True)
+        try:
+            msg = parser.parse(text, token_ids=ids, **options)
+        except TrisectError:
+            raise
+        except Exception as exc:  # the tokenizer's own error for an id it does not know
+            raise _RowError("TokenIdError", f"{o.ids_field} do not decode: {type(exc).__name__}: {exc}") from None
+        return message_dict(msg)
+
+
+class _RowError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _given(row: Mapping[str, Any], key: str) -> Any:
+    value = row.get(key)
+    return None if value is None else value
+
+
+def _token_ids(value: Any, field: str | None) -> list[int]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise _RowError("InvalidRow", f"{field} must be a list of token ids, not {type(value).__name__}")
+    ids = list(value)
+    for token_id in ids:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            try:
+                if int(token_id) != token_id:
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise _RowError("InvalidRow", f"{field} must be a list of integers, not {token_id!r}") from None
+    return [int(t) for t in ids]
+
+
+# ---------------------------------------------------------------------------- workers
+
+_ROWS: RowParser | None = None  # a worker process's row parser (made by its initializer)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _init_worker(options: BatchOptions) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
+    global _ROWS
+    _ROWS = RowParser(options)
+
+
+def _in_worker(func: Callable[[RowParser, T], R], chunk: T) -> R:
+    assert _ROWS is not None, "not a worker of ordered_map"
+    return func(_ROWS, chunk)
+
+
+def parse_rows(rows: RowParser, chunk: Sequence[Any]) -> list[Result]:
+    """A chunk of rows: (message, error) of each."""
+    parse = rows.parse
+    return [parse(row) for row in chunk]
+
+
+def _without_results(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row without ``message`` / ``error`` of an earlier run: they come last, new."""
+    out = dict(row)
+    out.pop("message", None)
+    out.pop("error", None)
+    return out
+
+
+def parse_json_lines(rows: RowParser, chunk: Sequence[bytes | str]) -> tuple[bytes, int]:
+    """A chunk of JSON lines: the output lines (UTF-8, each ending with a newline) and how many
+    rows failed. A line that is not JSON becomes ``{"input": line, "message": null, "error": …}``."""
+    out: list[str] = []
+    failed = 0
+    for line in chunk:
+        try:
+            row = json.loads(line)
+        except ValueError as exc:  # includes invalid UTF-8
+            raw = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+            result: dict[str, Any] = {"input": raw.rstrip("\r\n")}
+            result["message"], result["error"] = _error("InvalidJSON", f"the line is not JSON: {exc}")
+        else:
+            result = _without_results(row) if isinstance(row, dict) else {"input": row}
+            result["message"], result["error"] = rows.parse(row)
+        failed += result["error"] is not None
+        out.append(json.dumps(result, ensure_ascii=False))
+    text = "\n".join(out) + "\n"
+    try:
+        return text.encode("utf-8"), failed
+    except UnicodeEncodeError:  # a lone surrogate (a "\ud800" escape): that line in ASCII escapes
+        lines = []
+        for line_text in out:
+            try:
+                lines.append(line_text.encode("utf-8"))
+            except UnicodeEncodeError:
+                lines.append(json.dumps(json.loads(line_text)).encode("ascii"))
+        return b"\n".join(lines) + b"\n", failed
+
+
+def arrow_types(pa: Any) -> tuple[Any, Any]:
+    """The Arrow types of the ``message`` and ``error`` columns (Parquet, Ray), built with the
+    caller's ``pyarrow`` module (the core does not import it)."""
+    function = pa.struct([("name", pa.string()), ("arguments", pa.string())])
+    call = pa.struct([("id", pa.string()), ("type", pa.string()), ("function", function)])
+    message = pa.struct(
+        [
+            ("role", pa.string()),
+            ("content", pa.string()),
+            ("reasoning", pa.string()),
+            ("tool_calls", pa.list_(call)),
+        ]
+    )
+    error = pa.struct([("type", pa.string()), ("message", pa.string())])
+    return message, error
+
+
+def parse_arrow_table(rows: RowParser, table: Any, pa: Any, json_lines: str | None = None) -> Any:
+    """A ``pyarrow.Table`` of rows with ``message`` and ``error`` columns added (replacing earlier
+    ones); with ``json_lines``, that column holds raw JSON lines and the result is a ``line``
+    column of output JSON lines and a ``failed`` column. ``pa`` is the caller's pyarrow module."""
+    if json_lines is not None:
+        lines: list[str] = []
+        failed: list[bool] = []
+        for value in table.column(json_lines).to_pylist():
+            data, bad = parse_json_lines(rows, [value if isinstance(value, (str, bytes)) else str(value)])
+            lines.append(data.decode("utf-8").rstrip("\n"))
+            failed.append(bool(bad))
+        return pa.table({"line": pa.array(lines, pa.string()), "failed": pa.array(failed, pa.bool_())})
+    results = [rows.parse(row) for row in table.to_pylist()]
+    message, error = arrow_types(pa)
+    for name in ("message", "error"):
+        if name in table.column_names:
+            table = table.drop_columns([name])
+    table = table.append_column(pa.field("message", message), pa.array([m for m, _ in results], type=message))
+    return table.append_column(pa.field("error", error), pa.array([e for _, e in results], type=error))
+
+
+def ordered_map(
+    func: Callable[[RowParser, T], R], chunks: Iterable[T], options: BatchOptions, workers: int | None = None
+) -> Iterator[R]:
+    """``func(row_parser, chunk)`` for each chunk, in order, on ``workers`` processes (see the
+    module docstring). ``func`` must be a module-level function (workers receive it by name); the
+    options go to each worker once, when it starts."""
+    count = (os.cpu_count() or 1) if workers is None else workers
+    if count < 1:
+        raise ValueError("workers must be at least 1")
+    if count == 1:
+        rows = RowParser(options)
+        for chunk in chunks:
+            yield func(rows, chunk)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    pool = context.Pool(count, initializer=_init_worker, initargs=(options,))
+    try:
+        pending: deque[Any] = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(_in_worker, (func, chunk)))
+            while pending and (len(pending) > 2 * count or pending[0].ready()):
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def parse_many(
+    rows: Iterable[Mapping[str, Any]], *, workers: int | None = None, chunk_size: int = 256, **options: Any
+) -> Iterator[dict[str, Any]]:
+    """Parse each row's output; yields ``{**row, "message": …, "error": …}`` in input order.
+
+    ``options`` are ``BatchOptions`` fields: ``reasoning``, ``tools`` (the format names),
+    ``tool_definitions``, ``tool_choice``, ``chat_template_kwargs``, ``text_field`` (default
+    ``"output"``), ``ids_field``, ``tokenizer`` (a tokenizer object), the per-row field names.
+    ``workers``: processes (``None``: one per core; 1: this process).
+    """
+    job = BatchOptions.of(options)
+    pending: deque[list[Mapping[str, Any]]] = deque()
+
+    def feed() -> Iterator[list[Mapping[str, Any]]]:
+        for chunk in chunked(rows, chunk_size):
+            pending.append(chunk)
+            yield chunk
+
+    for results in ordered_map(parse_rows, feed(), job, workers):
+        chunk = pending.popleft()
+        for row, (message, error) in zip(chunk, results, strict=True):
+            out = _without_results(row) if isinstance(row, Mapping) else {"input": row}
+            out["message"] = message
+            out["error"] = error
+            yield out
