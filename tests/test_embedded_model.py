@@ -173,6 +173,28 @@ def test_required_gives_a_valid_call_of_an_offered_tool(client: Any) -> None:
     assert choice.finish_reason == "tool_calls" and offered_call(choice.message)
 
 
+def test_required_with_thinking_reasons_first_then_calls(live: Any, client: Any) -> None:
+    """Two phases: reasoning sampled freely up to ``</think>`` (a stop string the upstream
+    matches and reports), then the call under trisect's GBNF from the first token."""
+    before = len(live.sent)
+    answer = client.chat.completions.create(
+        model=default_model.MODEL_NAME,
+        messages=[*EXAMPLE, {"role": "user", "content": "And in Rome?"}],
+        tools=[WEATHER],
+        tool_choice="required",
+        temperature=0,
+        seed=0,
+        max_tokens=150,
+        extra_body=THINKING,
+    )
+    message = answer.choices[0].message
+    assert (getattr(message, "reasoning", None) or "").strip()
+    assert [name for name, _ in offered_call(message, [WEATHER])] == ["get_weather"]
+    first, second = live.sent[before:]
+    assert first.constraint is None and "</think>" in first.stop
+    assert second.constraint is not None and second.constraint.kind == "gbnf" and not second.constraint.lazy
+
+
 def test_named_gives_a_valid_call_of_that_tool(client: Any) -> None:
     answer = client.chat.completions.create(
         model=default_model.MODEL_NAME,
