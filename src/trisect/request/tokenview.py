@@ -152,6 +152,17 @@ class ReasoningTracker:
             return self._default_out
         return self._state == _OUT
 
+    def copy(self) -> ReasoningTracker:
+        """An independent tracker in the same state (to probe ids that may be rolled back, as
+        speculative decoding does). O(1): the tail holds at most the longest text marker."""
+        twin = object.__new__(ReasoningTracker)
+        for name in self.__dict__:
+            setattr(twin, name, getattr(self, name))
+        twin._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        twin._decoder.setstate(self._decoder.getstate())
+        twin._recent = deque(self._recent)
+        return twin
+
     def feed(self, token_ids: Iterable[int]) -> bool:
         if not self._text and isinstance(token_ids, _SEQUENCES) and self._marker_ids.isdisjoint(token_ids):
             # the commonest delta: no marker among its ids (one C-level set test, not a loop)
