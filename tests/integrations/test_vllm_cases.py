@@ -123,7 +123,14 @@ def view(message: trisect.Message, finish: str, with_ids: bool) -> dict[str, Any
     }
 
 
-def check_served(srv: vs.Server, case: dict[str, Any], ids: list[int], want: dict[str, Any], with_ids: bool) -> None:
+def check_served(
+    srv: vs.Server,
+    case: dict[str, Any],
+    ids: list[int],
+    want: dict[str, Any],
+    with_ids: bool,
+    reasoning_tokens: int | None = None,
+) -> None:
     finish = "length" if case.get("truncated") else "stop"
     for stream, chunk in ((False, 1), (True, 1), (True, 4)):
         request = srv.request(stream=stream, tools=case["tools"] or None, **body(case))
@@ -135,6 +142,8 @@ def check_served(srv: vs.Server, case: dict[str, Any], ids: list[int], want: dic
             # the parser (stream_processor.py:70-72): nothing a format adds to no text arrives
             expected = {**want, "reasoning": None, "content": None, "tool_calls": []}
         assert reply.view(ids=with_ids) == expected, f"stream={stream} chunk={chunk}"
+        if reasoning_tokens is not None:
+            assert reply.reasoning_tokens == reasoning_tokens, f"usage.reasoning_tokens, stream={stream}"
 
 
 def test_the_cases_were_found() -> None:
@@ -155,7 +164,12 @@ def test_unified(case: dict[str, Any]) -> None:
     want = view(
         parser.parse(case["output"], token_ids=ids, **options), "length" if case.get("truncated") else "stop", with_ids
     )
-    check_served(srv, case, ids, want, with_ids)
+    counted = None
+    if case["reasoning"]:
+        counted = parser.count_reasoning_tokens(
+            ids, chat_template_kwargs=options["chat_template_kwargs"], prompt_token_ids=options["prompt_token_ids"]
+        )
+    check_served(srv, case, ids, want, with_ids, counted)
 
 
 def two_phase(case: dict[str, Any], ids: list[int], options: dict[str, Any]) -> trisect.Message:
@@ -194,3 +208,70 @@ def test_two_phase(case: dict[str, Any]) -> None:
     options = reference_options(case, srv.request(stream=False, tools=case["tools"] or None, **body(case)))
     want = view(two_phase(case, ids, options), "length" if case.get("truncated") else "stop", False)
     check_served(srv, case, ids, want, False)
+
+
+# ---------------------------------------------------------------------------------------- engine core
+
+
+def engine_core_constraint_start(
+    reasoner_cls: Any, tok: Any, kwargs: dict[str, Any], prompt: list[int], output: list[int], k: int
+) -> int | None:
+    """Where vLLM's engine core starts constraining the output (an index into ``output``; 0: from
+    the first token; None: never), running ``StructuredOutputManager._get_constraint_bounds`` as
+    the scheduler does per step: ``k`` speculative ids proposed (not committed), then accepted
+    (committed, ``accept_tokens``). The reasoner is built the engine core's way, by name."""
+    from types import MethodType, SimpleNamespace
+
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    manager = SimpleNamespace(enable_in_reasoning=False, reasoner_cls=reasoner_cls, tokenizer=tok)
+    manager._get_reasoner = MethodType(StructuredOutputManager._get_reasoner, manager)
+    structured = SimpleNamespace(
+        reasoner=None, reasoning_parser_kwargs={"chat_template_kwargs": kwargs}, reasoning_ended=None
+    )
+    request = SimpleNamespace(structured_output_request=structured, prompt_token_ids=prompt, all_token_ids=list(prompt))
+    bounds = StructuredOutputManager._get_constraint_bounds
+    if tuple(bounds(manager, request, [])) == (0, 0):  # the first step: the prompt alone decides
+        return 0
+    for i in range(0, len(output), k):
+        spec = output[i : i + k]
+        proposed = bounds(manager, request, spec)
+        if (proposed.grammar_start, proposed.constraint_start) == (0, 0):
+            return 0
+        request.all_token_ids.extend(spec)
+        accepted = bounds(manager, request, spec, spec_tokens_committed=True)
+        assert accepted == proposed, (accepted, proposed)
+        if proposed.constraint_start <= len(spec):
+            return i + proposed.constraint_start
+    return None
+
+
+def trisect_constraint_start(
+    parser: trisect.Parser, kwargs: dict[str, Any], prompt: list[int], output: list[int]
+) -> int | None:
+    """The first output index after reasoning ended, by trisect's token view fed id by id."""
+    tracker = parser.reasoning_tracker(chat_template_kwargs=kwargs)
+    if tracker.feed(prompt):
+        return 0
+    for i, token_id in enumerate(output):
+        if tracker.feed([token_id]):
+            return i + 1
+    return None
+
+
+ENGINE_CORE = [c for c in CASES if c["reasoning"]]
+
+
+@pytest.mark.parametrize("case", ENGINE_CORE, ids=_id)
+def test_engine_core(case: dict[str, Any]) -> None:
+    from vllm.reasoning import ReasoningParserManager
+
+    tok = vs.tokenizer(case["tokenizer"])
+    reasoner_cls = ReasoningParserManager.get_reasoning_parser(f"trisect_{case['reasoning']}")
+    ids = token_ids(case)
+    assert ids is not None
+    kwargs = server(case, True).request(stream=False, **body(case)).build_chat_params(None, "auto").chat_template_kwargs
+    parser = trisect.Parser(case["reasoning"], tokenizer=tokenizers.load(case["tokenizer"]))
+    want = trisect_constraint_start(parser, kwargs, prompt_ids(case), ids)
+    for k in (1, 4):
+        assert engine_core_constraint_start(reasoner_cls, tok, kwargs, prompt_ids(case), ids, k) == want, k

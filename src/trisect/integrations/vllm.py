@@ -195,6 +195,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.pending:
             return None
+        spec: importlib.machinery.ModuleSpec | None = None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
             if finder is self or find is None:
@@ -202,7 +203,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             spec = find(fullname, path, target)
             if spec is not None:
                 break
-        else:
+        if spec is None:
             return None
         if spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
