@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,21 @@ for key, value in {
     "TOKENIZERS_PARALLELISM": "false",
 }.items():
     os.environ.setdefault(key, value)
+
+
+def seed_sglang() -> None:
+    """Import SGLang's parser modules without ``sglang/__init__.py`` (it imports the whole
+    runtime: triton, ...; the CI venv leaves those out): a bare ``sglang`` package first."""
+    spec = importlib.util.find_spec("sglang")
+    if spec is None or "sglang" in sys.modules:
+        return
+    package = types.ModuleType("sglang")
+    package.__path__ = list(spec.submodule_search_locations or ())
+    package.__spec__ = spec
+    sys.modules["sglang"] = package
+
+
+seed_sglang()
 
 collect_ignore_glob = [
     f"test_{engine}_*.py" for engine in ("vllm", "sglang") if importlib.util.find_spec(engine) is None

@@ -7,7 +7,7 @@ per delta and not streamed, is trisect's own ``parse()`` of the same output and 
 * ``test_two_phase``: the same names through vLLM's ``DelegatingParser`` (what vLLM composes when
   the composer patch is off or absent): streamed = non-streamed = trisect's two phases (its
   reasoning, then its tool parser on the text after reasoning), which equals ``parse()`` where
-  the format's reasoning ends at its own end marker (``TWO_PHASE_SAME`` counts the cases).
+  the format's reasoning ends at its own end marker.
 
 The client view is content, reasoning, tool calls (name, arguments; ids where the family makes
 them deterministic) and finish_reason. The text vLLM's detokenizer hands the parser is checked
@@ -20,13 +20,13 @@ from typing import Any
 
 import hf_tokenizers
 import pytest
+import two_phase
 import vllm_serving as vs
 from vllm.plugins import load_general_plugins
 
 import trisect
 from support import tokenizers
 from support.cases import load_cases, token_ids
-from trisect.integrations._common import ReasoningPhase
 
 load_general_plugins()  # the entry point, in this process, as `vllm serve` runs it
 
@@ -172,31 +172,7 @@ def test_unified(case: dict[str, Any]) -> None:
     check_served(srv, case, ids, want, with_ids, counted)
 
 
-def two_phase(case: dict[str, Any], ids: list[int], options: dict[str, Any]) -> trisect.Message:
-    """trisect's two phases on the whole output: reasoning, then the tool format on the rest."""
-    tok = tokenizers.load(case["tokenizer"])
-    reasoning, rest = None, case["output"]
-    if case["reasoning"]:
-        first = trisect.Parser(case["reasoning"], tokenizer=tok)
-        phase_options = {
-            k: options[k] for k in ("chat_template_kwargs", "prompt_token_ids", "reasoning_effort") if k in options
-        }
-        reasoning, rest = ReasoningPhase(first.stream(**phase_options), first.spec).whole(case["output"])
-    if not case["tools_format"]:
-        return trisect.Message(reasoning=reasoning or None, content=rest or None)
-    second = trisect.Parser(None, case["tools_format"], tokenizer=tok)
-    message = second.parse(rest, **options)
-    return trisect.Message(reasoning=reasoning or None, content=message.content, tool_calls=message.tool_calls)
-
-
-def _two_phase_applies(case: dict[str, Any]) -> bool:
-    # DelegatingParser.parse hands its split parsers the text only (no token ids), so a case that
-    # holds only when ids are fed (a marker spelled with ordinary tokens) cannot hold there; and
-    # a channel format (Harmony: message headers decide what is reasoning) has no two phases.
-    return not case.get("ids_only") and trisect.Parser(case["reasoning"], case["tools_format"]).spec.header is None
-
-
-TWO_PHASE = [c for c in CASES if _two_phase_applies(c)]
+TWO_PHASE = [c for c in CASES if two_phase.applies(c)]
 
 
 @pytest.mark.parametrize("case", TWO_PHASE, ids=_id)
@@ -206,7 +182,7 @@ def test_two_phase(case: dict[str, Any]) -> None:
     ids = token_ids(case)
     assert ids is not None
     options = reference_options(case, srv.request(stream=False, tools=case["tools"] or None, **body(case)))
-    want = view(two_phase(case, ids, options), "length" if case.get("truncated") else "stop", False)
+    want = view(two_phase.two_phase(case, options), "length" if case.get("truncated") else "stop", False)
     check_served(srv, case, ids, want, False)
 
 
