@@ -120,7 +120,7 @@ def _reasoning_base() -> type:
             if open_block and self._force_nonempty_content and not self._content_seen and not rest:
                 # the block never ended and the format has no rule for it: SGLang's option makes
                 # the reasoning the answer (as SGLang's own detectors do, it was streamed already)
-                text = self._accumulated_reasoning + reasoning
+                text = str(getattr(self, "_accumulated_reasoning", "")) + reasoning
                 self._accumulated_reasoning = ""
                 return StreamingParseResult(normal_text=text)
             return StreamingParseResult(normal_text=rest, reasoning_text=reasoning)
