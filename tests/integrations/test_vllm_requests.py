@@ -196,9 +196,9 @@ def test_a_call_cut_by_a_stop_is_not_reported_as_tool_calls(path: str) -> None:
 def test_the_finish_reason_guard_is_installed_on_033() -> None:
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 
-    from trisect.integrations import vllm as plugin
+    from trisect.integrations import _vllm_parsers
 
-    assert getattr(ChatStreamProcessor.step, "__trisect__", False) and plugin.step_guard_installed
+    assert getattr(ChatStreamProcessor.step, "__trisect__", False) and _vllm_parsers.step_guard_installed
 
 
 @pytest.mark.parametrize("path", PATHS)

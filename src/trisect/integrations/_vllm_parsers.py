@@ -34,7 +34,6 @@ from typing import Any, ClassVar
 
 from .. import Message, Parser
 from ..grammar import for_request
-from . import vllm as plugin
 from ._common import Fold, IdsView, Piece, ReasoningPhase, openai_tools, parser_for, settings, tool_choice
 
 
@@ -119,9 +118,13 @@ def adjust_request(request: Any, parser: Parser) -> Any:
     return request
 
 
+# Set by the plugin once its finish_reason guard wraps ChatStreamProcessor.step (vLLM 0.33.x).
+step_guard_installed = False
+
+
 def _atomic(request: Any) -> bool:
     """Calls whole (default), or incremental when asked and the finish_reason guard is in."""
-    return not (settings(getattr(request, "vllm_xargs", None)).incremental and plugin.step_guard_installed)
+    return not (settings(getattr(request, "vllm_xargs", None)).incremental and step_guard_installed)
 
 
 @cache
@@ -369,16 +372,22 @@ def unified_parser(reasoning: str | None, tools: str | None) -> type:
         def is_reasoning_end(self, input_ids: list[int]) -> bool:
             if self.trisect.reasoning is None:
                 return True
-            return self.trisect.is_reasoning_end(input_ids, chat_template_kwargs=self._kwargs)
+            return self.trisect.is_reasoning_end(input_ids, **self._base_options(with_prompt=False))
+
+        def _base_options(self, with_prompt: bool = True) -> dict[str, Any]:
+            options: dict[str, Any] = {"chat_template_kwargs": self._kwargs}
+            effort = self._kwargs.get("reasoning_effort")
+            if isinstance(effort, str):
+                options["reasoning_effort"] = effort
+            if with_prompt and self._prompt is not None:
+                options["prompt_token_ids"] = self._prompt  # the ids given are the output's
+            return options
 
         def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
             if self.trisect.reasoning is None:
                 return 0
             if self._view is None:
-                options: dict[str, Any] = {"chat_template_kwargs": self._kwargs}
-                if self._prompt is not None:
-                    options["prompt_token_ids"] = self._prompt
-                self._view = IdsView(self.trisect, options)
+                self._view = IdsView(self.trisect, self._base_options())
             return self._view.count(token_ids)
 
         def parse(

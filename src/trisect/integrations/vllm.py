@@ -63,7 +63,6 @@ _STREAM_MODULE = "vllm.entrypoints.openai.chat_completion.stream_processor"
 
 log = logging.getLogger(__name__)
 _registered = False
-step_guard_installed = False  # read by the parsers: incremental calls only where it is
 
 
 def supported_version() -> bool:
@@ -151,7 +150,6 @@ def unified_pair(reasoning: str | None, tools: str | None) -> tuple[str | None, 
 
 
 def _install_step_guard(module: ModuleType) -> None:
-    global step_guard_installed
     processor = module.ChatStreamProcessor
     original = processor.step
     if getattr(original, "__trisect__", False):
@@ -169,7 +167,9 @@ def _install_step_guard(module: ModuleType) -> None:
     step.__trisect__ = True  # type: ignore[attr-defined]
     step.__wrapped__ = original  # type: ignore[attr-defined]
     processor.step = step
-    step_guard_installed = True
+    from . import _vllm_parsers
+
+    _vllm_parsers.step_guard_installed = True  # incremental calls only where the guard is in
 
 
 def _cut_off(parser: Any) -> bool:
