@@ -92,10 +92,21 @@ def test_a_cut_off_call_is_never_completed_by_sglangs_back_fill(finish: str) -> 
     for per in (1, 4):
         reply = sg.stream("trisect_qwen3", "trisect_hermes", pieces(CUT, per), tools=TOOLS, finish=finish)
         assert reply.tool_calls == [] and reply.backfill == [] and reply.finish_reason == finish, per
-        assert reply.content == "Let me check."
     whole = sg.whole("trisect_qwen3", "trisect_hermes", CUT, tools=TOOLS, finish=finish)
     assert whole.tool_calls == [] and whole.finish_reason == finish
-    assert whole.content is not None and "<tool_call>" not in whole.content
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="waits for the engine's unfinished-call rule (ToolCallUnfinished, Message.unfinished_call): "
+    "until it lands trisect keeps an unfinished call's raw text in content; remove this mark then",
+)
+def test_a_cut_off_calls_markup_is_not_content() -> None:
+    for per in (1, 4):
+        reply = sg.stream("trisect_qwen3", "trisect_hermes", pieces(CUT, per), tools=TOOLS, finish="length")
+        assert reply.content == "Let me check.", per
+    whole = sg.whole("trisect_qwen3", "trisect_hermes", CUT, tools=TOOLS, finish="length")
+    assert whole.content == "Let me check."
 
 
 def test_sglangs_own_parser_invents_the_rest_of_a_cut_call() -> None:

@@ -40,10 +40,14 @@ from .. import (
     ToolCallStart,
     formats,
 )
+from ..engine import events as _events
 from ..errors import RequestError
 from ..request.tokenview import EngineTracker, ReasoningTracker
 
 PREFIX = "trisect_"
+# The event for an output that ended inside a call (its raw text is not content; ``index`` is set
+# when the call was streamed). Looked up by name while the engine change that adds it lands.
+_UNFINISHED = getattr(_events, "ToolCallUnfinished", None)
 
 # Operator switches (environment, every process) and their per-request names (vLLM vllm_xargs).
 TOOL_CALLS_ENV = "TRISECT_TOOL_CALLS"  # "atomic" (default) | "incremental"
@@ -209,6 +213,8 @@ class Fold:
                 self.streamed_args[event.index] = whole
             elif kind is ToolCallAborted:
                 self.aborted.add(event.index)  # type: ignore[union-attr]
+            elif kind is _UNFINISHED and getattr(event, "index", None) is not None:
+                self.aborted.add(event.index)  # type: ignore[union-attr]  # streamed, then cut off
         return piece if (piece.reasoning or piece.content or piece.calls) else None
 
 
