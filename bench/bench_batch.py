@@ -105,7 +105,9 @@ def run_ray(rows: list[dict], workers: int) -> float | None:
         return None
     from trisect.integrations.ray import ParseBatch
 
-    ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False)
+    # the actors import trisect from this checkout, as this process does
+    env = {"env_vars": {"PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}}
+    ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, runtime_env=env)
     try:
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 import bench  # noqa: E402
 import floor  # noqa: E402
 import trisect  # noqa: E402
+from bench_common import settle_gc  # noqa: E402
 
 SMALL = (
     "<think>\nThe user wants the file written.\n</think>\n\nSure, writing it now."
@@ -96,6 +97,7 @@ def trisect_side() -> dict:
             parser.parse(SMALL, tools=tools) if tools else parser.parse(SMALL)
 
         stream()
+        settle_gc()  # the tool lists are set-up: a collection inside the timing must not walk them
         out[n] = {"stream_us": best_us(stream, 7, number)}
         feed["it"] = iter(lists * 20)
         out[n]["parse_us"] = best_us(parse, 7, number)

@@ -80,7 +80,7 @@ def setup(job: dict) -> dict:
     o = _oracle(job)
     out: dict = {}
     for n, tools in job["tool_sets"].items():
-        inp = {"text": "", "tools": tools or None, "tool_choice": "auto"}
+        inp = {"text": "", "tools": tools, "tool_choice": "auto"} if tools else {"text": ""}
 
         def stream_setup(inp: dict = inp) -> None:
             request, ctk = o.make_request(inp, stream=True)

@@ -351,3 +351,27 @@ def test_parquet_in_and_out_with_ids_and_resume(tmp_path: Path) -> None:
     assert resumed.num_rows == got.num_rows
     assert resumed.column("id").to_pylist() == got.column("id").to_pylist()
     assert resumed.column("error").to_pylist() == got.column("error").to_pylist()
+
+
+def test_the_message_carries_its_further_facts() -> None:
+    """``message`` is the OpenAI shape plus what else the message says (a dataclass field of
+    ``Message`` beyond reasoning / content / tool_calls, e.g. a call cut off by the end)."""
+    from dataclasses import dataclass, field
+
+    from trisect.many import message_dict
+
+    @dataclass(frozen=True)
+    class Cut:
+        text: str
+        reason: str
+
+    @dataclass(frozen=True)
+    class Richer(trisect.Message):
+        unfinished_call: Cut | None = None
+        extra: list[int] = field(default_factory=list)
+
+    plain = message_dict(trisect.Message(content="x"))
+    assert plain == {"role": "assistant", "content": "x", "reasoning": None}
+    rich = message_dict(Richer(content="x", unfinished_call=Cut("<tool_call>{", "cut")))
+    assert rich["unfinished_call"] == {"text": "<tool_call>{", "reason": "cut"} and rich["extra"] == []
+    json.dumps(rich)

@@ -32,7 +32,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -97,7 +97,11 @@ def message_dict(msg: Message) -> dict[str, Any]:
     for name in getattr(type(msg), "__dataclass_fields__", {}):
         if name not in ("reasoning", "content", "tool_calls") and name not in out:
             value = getattr(msg, name)
-            out[name] = value.to_dict() if hasattr(value, "to_dict") else value
+            if hasattr(value, "to_dict"):
+                value = value.to_dict()
+            elif is_dataclass(value) and not isinstance(value, type):
+                value = asdict(value)
+            out[name] = value
     return out
 
 

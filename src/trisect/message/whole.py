@@ -84,15 +84,24 @@ _scan_string = cast(Callable[[str, int], tuple[str, int]], json.decoder.scanstri
 Reader = Callable[[str, int, int], tuple[int, str | None, str | None, str]]
 
 
+def _skip(text: str, i: int) -> int:
+    """The index after the JSON whitespace at ``i`` (most often none, or one space)."""
+    if i < len(text) and text[i] in _WS:
+        i += 1
+        if i < len(text) and text[i] in _WS:
+            i = _ws(text, i).end()
+    return i
+
+
 def _read_envelope(options: JsonEnvelope, text: str, i: int, n: int) -> tuple[int, str | None, str | None, str]:
     """``JsonEnvelopeCodec``'s rules: the first name key counts, an id key only before the name, the
     first arguments key (an object, or ``null`` for ``{}``); other keys are any JSON value."""
     if options.list_opener and i < n and text[i] == "[":
-        i = _ws(text, i + 1).end()
-    i = _ws(text, i).end()
+        i = _skip(text, i + 1)
+    i = _skip(text, i)
     if i >= n or text[i] != "{":
         raise _UNDECIDED
-    i = _ws(text, i + 1).end()
+    i = _skip(text, i + 1)
     name_keys, args_keys, id_keys = options.name_keys, options.args_keys, options.id_keys
     name: str | None = None
     call_id: str | None = None
@@ -102,10 +111,10 @@ def _read_envelope(options: JsonEnvelope, text: str, i: int, n: int) -> tuple[in
         if i >= n or text[i] != '"':
             raise _UNDECIDED  # includes "{}": an envelope without a name is not a call
         key, i = _scan_string(text, i + 1)
-        i = _ws(text, i).end()
+        i = _skip(text, i)
         if i >= n or text[i] != ":":
             raise _UNDECIDED
-        i = _ws(text, i + 1).end()
+        i = _skip(text, i + 1)
         if i >= n:
             raise _UNDECIDED
         first = text[i]
@@ -125,12 +134,12 @@ def _read_envelope(options: JsonEnvelope, text: str, i: int, n: int) -> tuple[in
                 args = "{}"
             else:  # a JSON string of arguments (decoded by the engine) or not arguments at all
                 raise _UNDECIDED
-        i = _ws(text, j).end()
+        i = _skip(text, j)
         if i >= n:
             raise _UNDECIDED
         c = text[i]
         if c == ",":
-            i = _ws(text, i + 1).end()
+            i = _skip(text, i + 1)
         elif c == "}":
             break
         else:
