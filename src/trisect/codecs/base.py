@@ -53,6 +53,11 @@ class Codec:
     def in_string_value(self) -> bool:
         return False
 
+    def accepts_key(self, raw: str) -> bool:
+        """Inside a value, may the raw key text ``raw`` open the next parameter
+        (``Rule.key_end``)? Codecs without raw values never see the question."""
+        return True
+
     def feed(self, s: str, i: int, end: int) -> int:
         raise NotImplementedError
 

@@ -109,6 +109,7 @@ class XmlParamsCodec(Codec):
         self._types: tuple[str, ...] = ()
         self._seen_start = False  # a string value: its first character was seen
         self._count = 0
+        self._keys: set[str] = set()  # the keys of this call so far: none is written twice
 
     def set_name(self, name: str) -> None:
         self._params = self._tools.get(name)
@@ -134,7 +135,22 @@ class XmlParamsCodec(Codec):
             return self.take()
         return _quote(text)[1:-1]
 
+    def accepts_key(self, raw: str) -> bool:
+        """Inside a value, the parameter marker before ``raw`` opens the next parameter (the
+        value's closer is missing) only for a key that can be one: written as a key (no ``<``),
+        new to this call, and one the tool declares when its schema lists properties.
+        Otherwise the marker and the key are the value's text."""
+        if "<" in raw:
+            return False
+        key = self._parse_key(raw)[0] if self._parse_key is not None else raw.strip()
+        if not key or key in self._keys:
+            return False
+        props = self._params.get("properties") if self._params else None
+        return not props or key in props
+
     def feed(self, s: str, i: int, end: int) -> int:
+        if self.failed:
+            return end
         text = s[i:end]
         while text:
             if self._state == _KEY:
@@ -156,6 +172,8 @@ class XmlParamsCodec(Codec):
         return end
 
     def marker(self, terminal: str) -> None:
+        if self.failed:
+            return
         if terminal == self._param_start:
             if self._state == _VALUE:
                 self._end_value()  # a parameter left open: the next one closes it
@@ -193,6 +211,10 @@ class XmlParamsCodec(Codec):
         key, types = raw_key.strip(), None
         if self._parse_key is not None:
             key, types = self._parse_key(raw_key)
+        if key in self._keys:  # a key written twice: the arguments are not one object
+            self.failed = True
+            return
+        self._keys.add(key)
         if types is None:
             types = declared_types(parameter_schema(self._params, key))
         self._types = types

@@ -27,9 +27,12 @@ Rules, all formats alike (each implemented in the module named in brackets):
 * Inside structured (JSON) arguments, the JSON decides where the arguments end: a marker
   inside a JSON string is string text, even a special token given by id (templates tokenize a
   marker string inside an argument as that special token); a special token outside a string
-  interrupts the JSON. In raw-text values (XML parameters) a marker may carry a ``follow``
-  rule: it counts only if the structure goes on after it (``Rule.follow``); the same rule can
-  guard a separator where no call is open. A structured codec that completes fires the
+  interrupts the JSON. In raw-text values (XML parameters) a marker may carry a guard: a
+  closer counts only if the structure goes on after it (``Rule.follow``; the end of the output
+  only for ``follow_end``), the next parameter's opener only before a key the codec accepts
+  (``Rule.key_end``: a new key of the tool, so no call holds a key twice), a call's opener is
+  value text (``Rule.value_text``); a ``follow`` can also guard a separator where no call is
+  open. A structured codec that completes fires the
   state's ``ARGS_DONE`` rule; one that fails fires its ``ARGS_FAILED`` rule (else
   ``ARGS_DONE``), which ends the call at once (not a call: its text is content) and scans the
   rest again. [stream]

@@ -105,9 +105,11 @@ def _with_suffix(spec: FormatSpec, suffix: str) -> FormatSpec:
         for t, strings in spec.terminals.items()
     }
     renamed = {m: suffixed(m) for t in rule.terminals for m in spec.terminals[t]}
-    # follow strings are marker texts: they are spelled with the suffix too
+    # follow strings and key ends are marker texts: they are spelled with the suffix too
     table = {
-        key: replace(r, follow=tuple(renamed.get(f, f) for f in r.follow)) if r.follow else r
+        key: replace(r, follow=tuple(renamed.get(f, f) for f in r.follow), key_end=renamed.get(r.key_end, r.key_end))
+        if r.follow or r.key_end
+        else r
         for key, r in spec.table.items()
     }
     return replace(spec, terminals=terminals, table=table, vocab_suffix=None)

@@ -24,7 +24,7 @@ from .compile import CompiledFormat
 from .events import ContentText, Event, ReasoningEnd, ReasoningText
 from .fields import Fields
 from .headers import Header
-from .lexer import TEXT, Lexer, follows, holdback
+from .lexer import TEXT, Lexer, holdback, marker_counts
 from .options import StreamOptions
 from .spec import Act, Region, Rule
 from .tokenizer import Vocab
@@ -163,14 +163,12 @@ class Machine:
             if real and not lex.is_real(terminal, data, a):
                 scan = a + 1
                 continue
-            if rule.follow:
+            if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data[pos:a])
                     pos = a
                 if call is None or call.codec.in_value:
-                    # inside a value, a closer the output ends with is value text: a cut-off
-                    # value never completes a call
-                    verdict = follows(data, b, n, rule.follow, final, end=call is None)
+                    verdict = marker_counts(rule, call.codec if call is not None else None, data, b, n, final)
                     if verdict is None:  # wait for what comes after the marker (its id stays queued)
                         lex.hold = data[a:]
                         break
@@ -316,3 +314,4 @@ class Machine:
             self._calls.start(text + marker, self._at, self._st.name)
             self._calls.set_name(name, self._out)
         return state
+

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
@@ -72,27 +72,51 @@ PSEUDO = (ARGS_DONE, ARGS_FAILED)
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A transition. ``follow``: matched as text while the argument codec is inside a value
-    or while no call is open, the marker counts only if what comes next (after whitespace)
-    starts with one of these strings, or (no call open) the output ends there; otherwise it is
-    text (a file that contains ``</parameter>`` mid-line, or a value cut off right after such a
-    tag; a ``;`` in prose after a Llama call)."""
+    """A transition, and when its marker counts where it could be text.
+
+    ``follow``: matched as text while the argument codec is inside a value or while no call is
+    open, the marker counts only if what comes next (after whitespace) starts with one of these
+    strings, or (no call open, or ``follow_end``) the output ends there; otherwise it is text (a
+    file that contains ``</parameter>`` mid-line; a ``;`` in prose after a Llama call). Inside a
+    value the end of the output counts only with ``follow_end``: a cut-off value never completes
+    a call, except at the closer of the element the calls live in, which nothing but the call's
+    end can follow (``<arg_value>Berlin</tool_call>``).
+
+    ``key_end``: inside a value, the marker opens the next parameter (the value's closer is
+    missing) only if a key follows, ending at this string, that the codec accepts
+    (``CallCodec.accepts_key``: a new key of the tool); otherwise it is value text. No call ever
+    gets a key twice.
+
+    ``value_text``: inside a value the marker is value text (a call opener: the value's closer
+    and the call's closers come first)."""
 
     next: str
     acts: tuple[Act, ...] = ()
     follow: tuple[str, ...] = ()
+    follow_end: bool = False
+    key_end: str = ""
+    value_text: bool = False
+
+    @property
+    def guarded(self) -> bool:
+        """The marker may be text where a lookahead or a value says so."""
+        return bool(self.follow or self.key_end or self.value_text)
 
 
 Table = Mapping[tuple[str, str], Rule]
 
 
 def rules(*rows: tuple[Any, ...]) -> dict[tuple[str, str], Rule]:
-    """Build a table from ``(state, terminal, next, acts[, follow])`` rows; duplicates are an error."""
+    """Build a table from ``(state, terminal, next, acts[, guard])`` rows; duplicates are an error.
+    ``guard``: the ``follow`` strings, or a mapping of the other ``Rule`` fields."""
     table: dict[tuple[str, str], Rule] = {}
-    for state, terminal, nxt, acts, *follow in rows:
+    for state, terminal, nxt, acts, *guard in rows:
         if (state, terminal) in table:
             raise FormatError(f"duplicate table entry ({state}, {terminal})")
-        table[(state, terminal)] = Rule(nxt, tuple(acts), tuple(follow[0]) if follow else ())
+        extra = guard[0] if guard else {}
+        if not isinstance(extra, Mapping):
+            extra = {"follow": tuple(extra)}
+        table[(state, terminal)] = Rule(nxt, tuple(acts), **extra)
     return table
 
 
@@ -243,7 +267,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
             leaves = Act.CALL_START in rule.acts or tools.regions.get(rule.next) is not Region.CONTENT
             opens = r.tool_start_ends_reasoning and leaves and terminal in tools.special
             if own or (opens and (REASONING, terminal) not in table):
-                table[(REASONING, terminal)] = Rule(rule.next, (Act.REASONING_END, *rule.acts), rule.follow)
+                table[(REASONING, terminal)] = replace(rule, acts=(Act.REASONING_END, *rule.acts))
     return FormatSpec(
         name=f"{r.name}+{tools.name}",
         kind="combined",

@@ -16,10 +16,14 @@ parameters:
 The name is the text after the call marker up to the first key (or ``name_sep``, or the call's
 end), stripped. Values are kept verbatim (no template adds whitespace inside a value) and
 typed by the tool schema. Recovered: a missing call closer before the next call, a missing
-value closer before the next key; an unfinished call is not a call. Marker text inside a
-value: the value closer ends it only before the next key, the call's end, the next call or
-the block's end (the end of the output included: a cut-off value never completes a call);
-every other marker there is value text. Cost: building a table, once per format at import.
+value closer before the next key (only a new key the tool declares: the key of a parameter
+the call has, or an undeclared one, is value text, ``Rule.key_end``), a missing value closer
+before the call's closer when nothing but the call's end can follow it (the next call, the
+block's end, the end of the output where no block holds the calls: ``<arg_value>Berlin</tool_call>``);
+an unfinished call is not a call. Marker text inside a value: the value closer ends it only
+before the next key, the call's end, the next call or the block's end (not the end of the
+output: a cut-off value never completes a call); every other marker there is value text. Cost:
+building a table, once per format at import.
 """
 
 from __future__ import annotations
@@ -62,9 +66,11 @@ def key_value_format(
     outer = BLOCK if block is not None else CONTENT  # where calls live
     rows: list[tuple[Any, ...]] = []
     after_value = [key[0], call[1], call[0]]
+    after_call = [call[0]]  # what may follow a call's closer
     if block is not None:
         terminals["BLOCK_START"], terminals["BLOCK_END"] = (block[0],), (block[1],)
         after_value.append(block[1])
+        after_call.append(block[1])
         rows += [
             (CONTENT, "BLOCK_START", BLOCK, ()),
             (BLOCK, "BLOCK_END", CONTENT, ()),
@@ -87,10 +93,15 @@ def key_value_format(
         (ARGS, "VALUE_START", VALUE, (MARK,)),
         (ARGS, "TOOL_END", outer, (END,)),
         (ARGS, "TOOL_START", NAME, (START,)),
-        # inside a value: only its closer (when the structure goes on after it) and the next key
+        # inside a value: its closer when the structure goes on after it, the next key (a
+        # missing closer) when a key the tool can take follows, and the call's closer when
+        # only the call's end can follow it (the value ends with the call)
         (VALUE, "VALUE_END", ARGS, (MARK,), tuple(after_value)),
-        (VALUE, "KEY_START", ARGS, (MARK,)),
+        (VALUE, "KEY_START", ARGS, (MARK,), {"key_end": key[1]}),
+        (VALUE, "TOOL_END", outer, (END,), {"follow": tuple(after_call), "follow_end": block is None}),
     ]
+    if block is not None:
+        rows.append((VALUE, "BLOCK_END", CONTENT, (END,), {"follow": (block[0],), "follow_end": True}))
     regions = {CONTENT: Region.CONTENT, NAME: Region.NAME, ARGS: Region.ARGS, VALUE: Region.ARGS}
     if block is not None:
         regions[BLOCK] = Region.SKIP

@@ -21,8 +21,7 @@ of ``invoke_format`` say it:
 * ``stray_end``: the outermost element's closer met in content is absorbed;
 * ``home``: the state the calls open from and return to (content by default; MuseGlimmer's
   tool channel is a state of its own, so an invoke quoted in reasoning or in the answer is text);
-* ``follow``: a closer written inside a value ends the value only when what follows it, after
-  whitespace, is structure that may come next (``Rule.follow``); ``False`` where the markers
+* ``follow``: the rules for marker text inside a value (below); ``False`` where the markers
   cannot be value text (MiniMax-M3's namespace marker);
 * ``names`` / ``keys``: how the name and the keys are quoted (``Quote``), or a key reader that
   also types the value (DSML's ``string="true|false"``); ``trim``, ``unwrap``: the
@@ -33,7 +32,17 @@ the first parameter or at the invoke's closer), a parameter left open (closed by
 parameter or the invoke's end), an invoke left open (closed by the next invoke where no call
 element holds it, or by its call element's or block's end), a missing call element closer
 before the next call element, several invokes in one call element. An unfinished call is not a
-call. Cost: building a table, once per format at import.
+call.
+
+Marker text inside a value, the same for every family: a closer ends the value only when what
+follows it, after whitespace, is structure that may come next (``Rule.follow``); the end of the
+output counts only after the closer of the element the calls live in (the block's, else the
+call element's, else the invoke's: ``<parameter=city>Berlin</tool_call>`` ends the value with
+the call), never after an inner one (a cut-off value is not a call). The next parameter's
+opener ends a value whose closer is missing only before a new key the tool declares
+(``Rule.key_end``; the key of a parameter the call has, or one the tool does not declare, is
+value text: no call holds a key twice). A call's opener (invoke, call element) inside a value
+is value text. Cost: building a table, once per format at import.
 """
 
 from __future__ import annotations
@@ -166,11 +175,21 @@ def invoke_format(
         after_invoke = ("INVOKE", *(("BLOCK_END",) if block else ()))
     after_value = ("PARAM_START", "INVOKE_END", *after_invoke)
 
-    def when(*terminals_: str) -> tuple[tuple[str, ...], ...]:
-        """The follow strings of a closer (the markers of those terminals), if the family has them."""
+    # the closer of the element the calls live in: nothing but the call's end can follow it,
+    # so inside a value it counts at the end of the output too
+    outermost = "BLOCK_END" if block is not None else "TOOL_END" if call is not None else "INVOKE_END"
+
+    def when(closer: str, *terminals_: str) -> tuple[dict[str, Any], ...]:
+        """The guard of a closer inside a value: the markers that may follow it, if the family
+        has the rule."""
         if not follow:
             return ()
-        return (tuple(terminals[t][0] for t in terminals_),)
+        return ({"follow": tuple(terminals[t][0] for t in terminals_), "follow_end": closer == outermost},)
+
+    # inside a value, the next parameter's marker is a recovery only before a key the tool
+    # can take; a call's opener there is value text
+    new_key: tuple[dict[str, Any], ...] = ({"key_end": ">"},) if follow else ()
+    text_in_value: tuple[dict[str, Any], ...] = ({"value_text": True},) if follow else ()
 
     rows: list[tuple[Any, ...]] = []
     if block is not None:
@@ -196,15 +215,15 @@ def invoke_format(
         (NAME, "CLOSE_ANGLE", ARGS, (NAME_END,)),
         (NAME, "PARAM_START", ARGS, (NAME_END, MARK)),
         (NAME, "INVOKE_END", ended, (NAME_END, ARGS_END) if call is not None else (END,)),
-        (ARGS, "PARAM_START", ARGS, (MARK,)),
-        (ARGS, "PARAM_END", ARGS, (MARK,), *when(*after_value)),
-        (ARGS, "INVOKE_END", ended, invoke_end, *when(*after_invoke)),
+        (ARGS, "PARAM_START", ARGS, (MARK,), *new_key),
+        (ARGS, "PARAM_END", ARGS, (MARK,), *when("PARAM_END", *after_value)),
+        (ARGS, "INVOKE_END", ended, invoke_end, *when("INVOKE_END", *after_invoke)),
     ]
     if call is not None:
         rows += [
             (NAME, "TOOL_END", outer, (END,)),
-            (ARGS, "TOOL_END", outer, (END,), *when(*after_call)),
-            (ARGS, "TOOL_START", PREAMBLE, (START,)),
+            (ARGS, "TOOL_END", outer, (END,), *when("TOOL_END", *after_call)),
+            (ARGS, "TOOL_START", PREAMBLE, (START,), *text_in_value),
             (BETWEEN, "TOOL_END", outer, (END,)),
             (BETWEEN, "TOOL_START", PREAMBLE, (START,)),
             (BETWEEN, "INVOKE", NAME, (START,)),
@@ -212,9 +231,9 @@ def invoke_format(
         if block is not None:
             rows.append((BETWEEN, "BLOCK_END", home, (END,)))
     else:
-        rows.append((ARGS, "INVOKE", NAME, (START,)))
+        rows.append((ARGS, "INVOKE", NAME, (START,), *text_in_value))
         if block is not None:
-            rows.append((ARGS, "BLOCK_END", home, (END,), *when(*after_block)))
+            rows.append((ARGS, "BLOCK_END", home, (END,), *when("BLOCK_END", *after_block)))
         if between:  # opens == "block": the block holds the next invoke
             rows += [(BETWEEN, "INVOKE", NAME, (START,)), (BETWEEN, "BLOCK_END", home, ())]
 

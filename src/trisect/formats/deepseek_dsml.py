@@ -29,7 +29,10 @@ parameter. An unfinished call is not a call.
 Marker text inside a value: ``</…parameter>`` ends a value only when what follows, after
 whitespace, is the next parameter, ``</…invoke>``, the next invoke or the block's end;
 ``</…invoke>`` and the block's end inside an open value likewise only before the structure
-that may follow them. A closer the output ends with inside a value is value text.
+that may follow them; the block's end also at the end of the output (the closers before it are
+missing). An inner closer the output ends with inside a value is value text. A parameter's
+opener inside a value ends it only before a new key of the tool; ``invoke name=`` inside a
+value is value text.
 
 Token ids: in the DeepSeek V3 vocabulary (V3.2 shares it) DSML tags are ordinary text; vLLM
 matches the V4 block wrappers by token id (FORMATS.md), so they are declared special here — the

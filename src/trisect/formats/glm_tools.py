@@ -26,11 +26,13 @@ name not among the tools (the block stays content). An unfinished block is not a
 
 Marker text inside a value: ``</arg_value>`` ends a value only when what follows, after
 whitespace, is ``<arg_key>``, ``</tool_call>`` or ``<tool_call>``; anything else (the end of the
-output included) is the model writing the tag as part of the value. Inside a value
-``</tool_call>`` and ``<tool_call>`` are always value text (a value is closed by
-``</arg_value>`` or, recovering, by the next ``<arg_key>``), so an output cut off inside a
-value never yields a call. The rule holds with token ids too: every GLM marker is an added
-token, and the template tokenizes the same text inside a value as that very token.
+output included) is the model writing the tag as part of the value. ``<arg_key>`` ends a value
+whose closer is missing only before a new key of the tool (``see <arg_key>path</arg_key>`` in
+a call that has ``path`` is value text). ``</tool_call>`` inside a value ends the value and the
+call only before ``<tool_call>`` or at the end of the output (``<arg_value>Berlin</tool_call>``:
+the closer is missing, the structure makes it certain); ``<tool_call>`` inside a value is value
+text. The rule holds with token ids too: every GLM marker is an added token, and the template
+tokenizes the same text inside a value as that very token.
 
 Reasoning: ``<tool_call>`` inside an unterminated ``<think>`` block ends reasoning when the
 reasoning format says so (``tool_start_ends_reasoning``, vLLM ``glm45`` / ``glm47``).

@@ -26,8 +26,10 @@ is content). An unfinished call is not a call.
 Marker text inside a value: ``</parameter>`` ends a value only when what follows, after
 whitespace, is ``<parameter name=``, ``</invoke>``, ``<invoke name=`` or
 ``</minimax:tool_call>``; ``</invoke>`` inside an open value only before ``<invoke name=`` or
-``</minimax:tool_call>``; ``</minimax:tool_call>`` only before ``<minimax:tool_call>``. A closer
-the output ends with inside a value is value text (a cut-off value never completes a call).
+``</minimax:tool_call>``; ``</minimax:tool_call>`` only before ``<minimax:tool_call>`` or at the
+end of the output. Any other closer the output ends with inside a value is value text (a
+cut-off value never completes a call). ``<parameter name=`` inside a value ends it only before
+a new key of the tool; ``<invoke name=`` there is value text.
 ``<minimax:tool_call>`` / ``</minimax:tool_call>`` are special tokens (the template names them
 so); the rule applies to them too, since the template tokenizes that text inside a value as the
 same tokens.

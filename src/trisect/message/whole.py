@@ -43,6 +43,7 @@ from typing import Any, cast
 from ..codecs.json_call import ENVELOPE, JsonArgsCodec, JsonEnvelope, JsonEnvelopeCodec, NamedArgs
 from ..engine.codec import CallCodec
 from ..engine.compile import CompiledFormat, StateTable
+from ..engine.lexer import marker_counts
 from ..engine.options import StreamOptions
 from ..engine.spec import REASONING, Act, Region, Rule
 from ..engine.tracker import random_call_id
@@ -276,15 +277,6 @@ class _Call:
         self.bad = ""
 
 
-def _follows(text: str, i: int, n: int, follow: tuple[str, ...], end: bool) -> bool:
-    """``Rule.follow`` at the end of the output: what comes after whitespace starts with one of
-    ``follow``, or the output ends there and ``end``."""
-    i = _ws(text, i).end()
-    if i >= n:
-        return end
-    return text.startswith(follow, i)
-
-
 class _Walk:
     """One whole output through the tables (the engine's ``_process`` with nothing held back)."""
 
@@ -377,13 +369,13 @@ class _Walk:
             b = a + len(marker)
             terminal = terminal_of[marker]
             rule = st.rules[terminal]
-            if rule.follow:
+            if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(text[pos:a])
                     pos = a
                 call = self.call
                 if call is None or (call.codec is not None and call.codec.in_value):
-                    if not _follows(text, b, n, rule.follow, end=call is None):
+                    if not marker_counts(rule, call.codec if call is not None else None, text, b, n, True):
                         scan = a + 1
                         continue
             if a > pos:
