@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..codecs import JsonArgsCodec, JsonEnvelope, XmlParams
-from ..engine.spec import FormatSpec
+from ..engine.spec import FormatSpec, Rule
 from ..errors import FormatError
 from .synth import RECIPES
 
@@ -34,7 +34,23 @@ def _value(value: Any) -> str:
         return _string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
     raise FormatError(f"cannot write {value!r} as TOML")
+
+
+def _guard(rule: Rule) -> dict[str, Any]:
+    """A rule's guards (``Rule.follow`` and the rest) that differ from the defaults."""
+    guard: dict[str, Any] = {}
+    if rule.follow:
+        guard["follow"] = list(rule.follow)
+    if rule.follow_end:
+        guard["follow_end"] = True
+    if rule.key_end:
+        guard["key_end"] = rule.key_end
+    if rule.value_text:
+        guard["value_text"] = True
+    return guard
 
 
 def _table(name: str, items: Mapping[str, Any]) -> list[str]:
@@ -103,8 +119,9 @@ def format_toml(spec: FormatSpec, *, comment: Iterable[str] = ()) -> str:
     lines += ["[transitions]", "rows = ["]
     for (state, terminal), rule in spec.table.items():
         row: list[Any] = [state, terminal, rule.next, [a.value for a in rule.acts]]
-        if rule.follow:
-            row.append(list(rule.follow))
+        guard = _guard(rule)
+        if guard:
+            row.append(list(rule.follow) if list(guard) == ["follow"] else guard)
         lines.append(f"  {_value(row)},")
     lines += ["]", ""]
     if spec.kind == "tools":

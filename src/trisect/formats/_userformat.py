@@ -4,7 +4,7 @@ module builds in Python, written as data.
 What a file may say (``docs/CONTRIBUTING-FORMATS.md`` documents every key with an example):
 ``name``, ``kind``, ``aliases``, ``models``, ``reference``, ``terminals`` (name -> marker or
 markers), ``special`` (the terminals that are special tokens, or ``true`` for all), ``regions``
-(state -> field), ``transitions.rows`` (``[state, terminal, next, [acts], [follow]]``, one row
+(state -> field), ``transitions.rows`` (``[state, terminal, next, [acts], guard]``, one row
 per line), ``strip``; for reasoning formats ``initial`` (a state, or a thinking switch),
 ``tool_start_ends_reasoning``, ``turn_markers``, ``content_prefix``; for tool formats
 ``codec`` (``type`` and that codec's options), ``call_name`` (how the name region reads),
@@ -219,6 +219,27 @@ class _Reader:
                 kinds = want if isinstance(want, tuple) else (want,)
                 raise self.error((*path, key), f"must be {' or '.join(_KIND_NAMES[t] for t in kinds)}")
 
+    def guard(self, value: Any, path: tuple[str | int, ...]) -> dict[str, Any]:
+        """A row's guard: the follow strings, or a table of ``Rule`` guards."""
+        if not isinstance(value, dict):
+            return {"follow": self.strings(value, path)}
+        unknown = set(value) - {"follow", "follow_end", "key_end", "value_text"}
+        if unknown:
+            raise self.error(path, f"unknown guard {sorted(unknown)}; guards: follow, follow_end, key_end, value_text")
+        guard: dict[str, Any] = {}
+        if "follow" in value:
+            guard["follow"] = self.strings(value["follow"], path)
+        for flag in ("follow_end", "value_text"):
+            if flag in value:
+                if not isinstance(value[flag], bool):
+                    raise self.error(path, f"{flag} must be true or false")
+                guard[flag] = value[flag]
+        if "key_end" in value:
+            if not isinstance(value["key_end"], str) or not value["key_end"]:
+                raise self.error(path, "key_end must be a non-empty string")
+            guard["key_end"] = value["key_end"]
+        return guard
+
     def strings(self, value: Any, path: tuple[str | int, ...]) -> tuple[str, ...]:
         if isinstance(value, str):
             return (value,)
@@ -319,7 +340,7 @@ class _Reader:
             at = ("transitions", "rows", k)
             if not isinstance(row, list) or len(row) not in (4, 5):
                 raise self.error(
-                    at, "a row is [state, terminal, next, [acts]] or [state, terminal, next, [acts], [follow]]"
+                    at, "a row is [state, terminal, next, [acts]] or [state, terminal, next, [acts], guard]"
                 )
             state, terminal, nxt, acts, *follow = row
             if state not in regions:
@@ -331,10 +352,10 @@ class _Reader:
             if not isinstance(acts, list) or any(a not in ACTS for a in acts):
                 bad = [a for a in acts if a not in ACTS] if isinstance(acts, list) else acts
                 raise self.error(at, f"unknown act {bad!r}; acts: {', '.join(ACTS)}")
-            strings = self.strings(follow[0], at) if follow else ()
+            guard = self.guard(follow[0], at) if follow else {}
             if (state, terminal) in table:
                 raise self.error(at, f"({state}, {terminal}) has a row already")
-            table[(state, terminal)] = Rule(nxt, tuple(ACTS[a] for a in acts), strings)
+            table[(state, terminal)] = Rule(nxt, tuple(ACTS[a] for a in acts), **guard)
         return table
 
     def initial(self, value: str | dict[str, Any], regions: Mapping[str, Region]) -> Callable[[StreamOptions], str]:
