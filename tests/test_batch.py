@@ -375,3 +375,24 @@ def test_the_message_carries_its_further_facts() -> None:
     rich = message_dict(Richer(content="x", unfinished_call=Cut("<tool_call>{", "cut")))
     assert rich["unfinished_call"] == {"text": "<tool_call>{", "reason": "cut"} and rich["extra"] == []
     json.dumps(rich)
+
+
+def test_a_script_without_the_main_guard_fails_fast(tmp_path: Path) -> None:
+    """Workers start with forkserver / spawn, which run the script's top level again: without
+    ``if __name__ == "__main__":`` they die at start, and parse_many says so instead of hanging."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import trisect\n"
+        "rows = [{'output': '<think>a</think>b'}] * 500\n"
+        "print(sum(1 for _ in trisect.parse_many(rows, reasoning='qwen3', workers=2)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "BrokenProcessPool" in run.stderr
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(
+        "if __name__ == '__main__':\n" + "".join("    " + line + "\n" for line in script.read_text().splitlines())
+    )
+    run = subprocess.run([sys.executable, str(guarded)], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "500", run.stderr

@@ -14,10 +14,12 @@ Every row gives exactly one result: the row with ``message`` (the OpenAI message
 invalid tools, ids that do not decode) gets ``message: None`` and an error, and the run goes on.
 
 Workers: ``workers`` processes (``None``: one per core; 1: in this process), each with its own
-parsers, fed chunks of rows; at most ``2 * workers + 1`` chunks are in flight, so memory stays
-bounded whatever the input's length, and results come back in input order. Worker processes
-start with ``forkserver`` (``spawn`` where it is missing) and ignore SIGINT: Ctrl-C reaches the
-caller, which stops the pool. The standard library only; the file formats, the CLI command
+parsers, fed chunks of rows (only the fields the parser reads); at most ``2 * workers + 1``
+chunks are in flight, so memory stays bounded whatever the input's length, and results come back
+in input order. Worker processes start with ``forkserver`` (``spawn`` where it is missing), so a
+script that uses workers needs ``if __name__ == "__main__":`` (without it, the workers die at
+start and ``BrokenProcessPool`` says so); they ignore SIGINT: Ctrl-C reaches the caller, which
+stops the pool. The standard library only; the file formats, the CLI command
 (``trisect batch``) and Ray Data are shells over this (``trisect.batch``,
 ``trisect.integrations.ray``).
 
@@ -32,6 +34,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from itertools import islice
 from typing import Any, TypeVar
@@ -341,19 +344,20 @@ def ordered_map(
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    pool = context.Pool(count, initializer=_init_worker, initargs=(options,))
+    # a pool of futures, not multiprocessing.Pool: a worker that dies (a script that starts the
+    # pool without `if __name__ == "__main__":`, killed by the OOM killer) fails every pending
+    # chunk with BrokenProcessPool at once, where Pool would start new workers forever
+    pool = ProcessPoolExecutor(count, mp_context=context, initializer=_init_worker, initargs=(options,))
     try:
-        pending: deque[Any] = deque()
+        pending: deque[Future[R]] = deque()
         for chunk in chunks:
-            pending.append(pool.apply_async(_in_worker, (func, chunk)))
-            while pending and (len(pending) > 2 * count or pending[0].ready()):
-                yield pending.popleft().get()
+            pending.append(pool.submit(_in_worker, func, chunk))
+            while pending and (len(pending) > 2 * count or pending[0].done()):
+                yield pending.popleft().result()
         while pending:
-            yield pending.popleft().get()
-        pool.close()
+            yield pending.popleft().result()
     finally:
-        pool.terminate()
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -374,11 +378,16 @@ def parse_many(
     """
     job = BatchOptions.of(options)
     pending: deque[list[Mapping[str, Any]]] = deque()
+    keys = {job.text_field, job.tools_field, job.tool_choice_field, job.kwargs_field}
+    keys |= {job.prompt_field, job.reasoning_field, job.tool_parser_field}
+    if job.ids_field is not None:
+        keys.add(job.ids_field)
 
-    def feed() -> Iterator[list[Mapping[str, Any]]]:
+    def feed() -> Iterator[list[Any]]:
         for chunk in chunked(rows, chunk_size):
             pending.append(chunk)
-            yield chunk
+            # only the fields the parser reads go to a worker (the rest stays here, to be merged)
+            yield [{k: row[k] for k in keys if k in row} if isinstance(row, Mapping) else row for row in chunk]
 
     for results in ordered_map(parse_rows, feed(), job, workers):
         chunk = pending.popleft()
