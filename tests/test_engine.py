@@ -153,15 +153,18 @@ def test_strict_mode_raises_a_typed_error_with_position() -> None:
 def test_incremental_stream_reports_a_cut_off_call_as_aborted() -> None:
     parser = Parser(None, "qwen3_coder")
     stream = parser.stream(tools=WEATHER)
-    deltas = [stream.feed("<tool_call>\n<function=get_weather>\n<parameter=city>\nPar"), stream.finish()]
+    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nPar"
+    deltas = [stream.feed(text), stream.finish()]
     assert deltas[0].tool_calls[0].name == "get_weather"
     assert deltas[-1].aborted == (0,)
-    # parse() and atomic streams never return it: the raw text is content
-    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nPar"
-    assert parser.parse(text, tools=WEATHER) == trisect.Message(content=text)
+    # parse() and atomic streams never return it, and its raw text is not content either: the
+    # message keeps it apart (issue 10 §3), exactly as the incremental stream ends
+    cut = parser.parse(text, tools=WEATHER)
+    assert cut.content is None and not cut.tool_calls and cut.unfinished_call is not None
+    assert cut.unfinished_call.text == text and deltas[-1].unfinished_call == cut.unfinished_call
     atomic = parser.stream(tools=WEATHER, atomic_tool_calls=True)
     assert atomic.feed(text) is None
-    assert atomic.finish() == trisect.Delta(content=text)
+    assert atomic.finish() == trisect.Delta(unfinished_call=cut.unfinished_call)
 
 
 def test_typed_values_are_only_appended() -> None:

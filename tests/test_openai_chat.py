@@ -443,7 +443,7 @@ def test_atomic_tool_calls_never_show_a_call_that_is_cut_off() -> None:
     assert not any("tool_calls" in c["choices"][0]["delta"] for c in chunks)
     assert chunks[-1]["choices"][0]["finish_reason"] == "length"
     folded, _reason = _fold(chunks)
-    assert folded["tool_calls"] == [] and "<tool_call>" in folded["content"]
+    assert folded["tool_calls"] == [] and "<tool_call>" not in folded["content"]  # not content (issue 10 §3)
 
 
 def test_include_reasoning_false_with_every_tool_choice() -> None:

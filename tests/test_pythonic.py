@@ -114,8 +114,9 @@ def test_hostile_input_is_never_executed_nor_raises(fmt: str, text: str) -> None
             assert c.name in allowed, c.name
             assert json.loads(c.arguments) == {"a": 1}
     whole = parser.parse(output)
-    if not whole.tool_calls:  # nothing lost: the text stays content (markers of the wrapper aside)
-        assert whole.content is not None and text.strip() in (start + whole.content + end)
+    if not whole.tool_calls:  # nothing lost: the text stays content, or the cut-off call's kept text
+        kept = (whole.content or "") + (whole.unfinished_call.text if whole.unfinished_call else "")
+        assert kept and text.strip() in (start + kept + end)
 
 
 def test_depth_limit_is_a_clean_failure() -> None:

@@ -19,6 +19,7 @@ from .engine.events import (
     ToolCallArguments,
     ToolCallEnd,
     ToolCallStart,
+    ToolCallUnfinished,
 )
 from .engine.spec import Act, FormatSpec, Region, combine, rules
 from .errors import (
@@ -32,7 +33,7 @@ from .errors import (
 )
 from .formats import format_from_toml, load_format, register_format
 from .many import parse_many
-from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta
+from .message import Delta, Message, MessageBuilder, StreamParser, ToolCall, ToolCallDelta, UnfinishedCall
 from .parser import Parser, formats
 
 __version__ = "0.1.0"
@@ -62,8 +63,10 @@ __all__ = [
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolCallUnfinished",
     "ToolSchemaError",
     "TrisectError",
+    "UnfinishedCall",
     "combine",
     "detect",
     "format_from_toml",

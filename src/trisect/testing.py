@@ -4,8 +4,9 @@ A case is an output (text and/or token ids), the request (tools, options) and th
 message. ``check_case`` replays it whole and cut in every way an engine cuts a stream, and
 checks, on every run:
 
-1. split invariance and stream = ``parse()`` (incremental streams on complete outputs,
-   atomic streams always);
+1. split invariance and stream = ``parse()``: atomic streams, and incremental streams once the
+   calls they reported aborted are dropped (a malformed call's text follows as content; a call
+   the output ended inside is the message's ``unfinished_call``, not content);
 2. the message equals the expected one (arguments compared as JSON values);
 3. nothing leaks: no marker string of the format in any field unless the expected field has it;
 4. arguments only append, end as one valid JSON object; call indexes are dense from 0, with
@@ -18,7 +19,10 @@ detokenizer hold-back (each delta carries the next token's id before its text).
 ``check_truncations`` cuts a complete case at every position and checks that nothing raises,
 no call with invalid arguments is returned, and the calls that survive are the complete ones.
 ``check_copies`` forks a stream (``StreamParser.copy()``) at every cut and checks that the
-copy and the original both end equal to ``parse()``.
+copy and the original both end equal to ``parse()``. ``check_nothing_lost`` checks that every
+non-whitespace character of the output is accounted for (a field, a call, a consumed marker);
+the three other checks run it on every output they make and hold every run to the spans it
+accepted.
 
 The harness needs only the standard library; a tokenizer object (tiktoken / HF) is duck-typed.
 Cases are JSON lines, see ``load_cases``.
@@ -29,11 +33,14 @@ from __future__ import annotations
 import codecs
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .engine.trace import Span
+from .message.fold import fold
 from .message.types import Delta, Message, MessageBuilder
 from .parser import Parser
 
@@ -43,9 +50,11 @@ __all__ = [
     "check_case",
     "check_chunks",
     "check_copies",
+    "check_nothing_lost",
     "check_truncations",
     "engine_deltas",
     "load_cases",
+    "losses",
 ]
 
 
@@ -178,8 +187,10 @@ def _run(
     chunks: Iterable[tuple[str | None, Sequence[int] | None]],
     *,
     atomic: bool,
-) -> tuple[Message, list[Delta]]:
+) -> tuple[Message, list[Delta], list[Span]]:
+    """Feed ``chunks`` to a stream; the folded message, the deltas and what the engine consumed."""
     stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
+    trace = stream.engine.start_trace()
     deltas: list[Delta] = []
     for text, ids in chunks:
         d = stream.feed(text, ids)
@@ -191,7 +202,20 @@ def _run(
     builder = MessageBuilder()
     for d in deltas:
         builder.add(d)
-    return builder.message(), deltas
+    return builder.message(), deltas, trace.spans
+
+
+def _traced(
+    parser: Parser, request: Mapping[str, Any], text: str | None, ids: Sequence[int] | None
+) -> tuple[Message, list[Span]]:
+    """The whole output through the engine alone (no request filter: hidden reasoning and
+    dropped calls are still there), with what it consumed."""
+    engine = parser.stream(atomic_tool_calls=True, id_factory=_fixed_id, **request).engine
+    trace = engine.start_trace()
+    builder = MessageBuilder()
+    builder.add(fold(engine.feed(text, ids)))
+    builder.add(fold(engine.finish()))
+    return builder.message(), trace.spans
 
 
 def _fixed_id(index: int) -> str:
@@ -199,10 +223,12 @@ def _fixed_id(index: int) -> str:
 
 
 def _view(msg: Message) -> dict[str, Any]:
+    unfinished = msg.unfinished_call
     return {
         "reasoning": msg.reasoning,
         "content": msg.content,
         "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls],
+        "unfinished_call": None if unfinished is None else {"text": unfinished.text, "reason": unfinished.reason},
     }
 
 
@@ -218,6 +244,9 @@ def _check_message(case: Case, msg: Message, markers: list[str], run: str) -> No
         problems.append(f"reasoning {msg.reasoning!r} != expected {exp.get('reasoning')!r}")
     if msg.content != (exp.get("content") or None):
         problems.append(f"content {msg.content!r} != expected {exp.get('content')!r}")
+    unfinished = msg.unfinished_call.text if msg.unfinished_call is not None else None
+    if unfinished != (exp.get("unfinished_call") or None):
+        problems.append(f"unfinished call {unfinished!r} != expected {exp.get('unfinished_call')!r}")
     want = exp.get("tool_calls") or []
     if len(msg.tool_calls) != len(want):
         problems.append(f"{len(msg.tool_calls)} tool calls != expected {len(want)}: {[c.name for c in msg.tool_calls]}")
@@ -273,56 +302,73 @@ def check_chunks(
     *,
     reference: Message,
     atomic: bool,
+    spans: list[Span] | None = None,
 ) -> None:
-    """One replay: feed ``chunks``, fold, and check against ``reference`` (= ``parse()``)."""
-    msg, deltas = _run(parser, case.request(), chunks, atomic=atomic)
+    """One replay: feed ``chunks``, fold, and check against ``reference`` (= ``parse()``) and,
+    given ``spans`` (what the engine consumed of the whole output), the same spans."""
+    msg, deltas, got = _run(parser, case.request(), chunks, atomic=atomic)
     _check_deltas(case, deltas, run, complete=not case.truncated)
-    _agrees(case, parser, msg, reference, run, atomic=atomic)
+    _agrees(case, parser, msg, reference, run, renumbered=any(d.aborted for d in deltas))
+    if spans is not None and "".join(t for t, _i in chunks if t) != case.output:
+        spans = None  # a detokenizer's text differs from the output (offsets would too)
+    if spans is not None and got != spans:
+        raise CaseFailure(f"[{case.id}] {run}: the engine consumed {got} != {spans} of the whole output")
 
 
 def _agrees(
-    case: Case, parser: Parser, msg: Message, reference: Message, run: str, *, atomic: bool, expected: bool = True
+    case: Case,
+    parser: Parser,
+    msg: Message,
+    reference: Message,
+    run: str,
+    *,
+    expected: bool = True,
+    renumbered: bool = False,
 ) -> None:
-    """A streamed message equals ``parse()`` (and, with ``expected``, the expected message)."""
-    if atomic or not case.truncated:
-        if _view(msg) != _view(reference):
-            raise CaseFailure(f"[{case.id}] {run}: stream {_view(msg)} != parse() {_view(reference)}")
-        if expected:
-            _check_message(case, msg, _markers(parser), run)
-        return
-    # an incremental stream of a cut-off output: what it keeps agrees with parse()
-    if msg.reasoning != reference.reasoning:
-        raise CaseFailure(f"[{case.id}] {run}: reasoning {msg.reasoning!r} != parse() {reference.reasoning!r}")
-    for got, ref in zip(msg.tool_calls, reference.tool_calls, strict=False):
-        if (got.name, got.arguments) != (ref.name, ref.arguments):
-            raise CaseFailure(f"[{case.id}] {run}: call {got} != parse() {ref}")
+    """A streamed message (aborted calls dropped, as a client drops them) equals ``parse()``
+    exactly, and, with ``expected``, the expected message. ``renumbered``: the stream aborted a
+    call, which took an index, so the ids given by index (``id_factory``) of the calls after it
+    differ; everything else must not."""
+    got, want = _view(msg), _view(reference)
+    if renumbered:
+        for view in (got, want):
+            for call in view["tool_calls"]:
+                call["id"] = call["id"] if call["id"] and not call["id"].startswith("call_") else "call_#"
+    if got != want:
+        raise CaseFailure(f"[{case.id}] {run}: stream {_view(msg)} != parse() {_view(reference)}")
+    if expected:
+        _check_message(case, msg, _markers(parser), run)
 
 
 def _char_chunks(text: str) -> list[tuple[str | None, list[int] | None]]:
     return [(ch, None) for ch in text]
 
 
-def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = True) -> int:
+def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = True, nothing_lost: bool = True) -> int:
     """Replay ``case`` under every chunking; raise ``CaseFailure`` on the first violation.
-    Returns the number of runs made."""
+    With ``nothing_lost``, the whole output passes ``check_nothing_lost`` and every run consumes
+    the same spans of it. Returns the number of runs made."""
     runs = 0
-    modes = (True, False)
+    request = case.request()
     if not case.ids_only:
         parser = case.parser(with_tokenizer=False)
-        reference = parser.parse(case.output, id_factory=_fixed_id, **case.request())
+        reference = parser.parse(case.output, id_factory=_fixed_id, **request)
         _check_message(case, reference, _markers(parser), "parse(text)")
+        spans = _consumed(case, parser, case.output, None, "text") if nothing_lost else None
         runs += 1
-        for atomic in modes:
-            tag = "atomic" if atomic else "incremental"
-            check_chunks(case, parser, [(case.output, None)], f"whole/{tag}", reference=reference, atomic=atomic)
-            check_chunks(case, parser, _char_chunks(case.output), f"per-char/{tag}", reference=reference, atomic=atomic)
-            runs += 2
+        chunkings: list[tuple[str, list[tuple[str | None, list[int] | None]]]] = [
+            ("whole", [(case.output, None)]),
+            ("per-char", _char_chunks(case.output)),
+        ]
         if splits:
-            for p in range(1, len(case.output)):
-                for atomic in modes:
-                    chunks = [(case.output[:p], None), (case.output[p:], None)]
-                    check_chunks(case, parser, chunks, f"split@{p}", reference=reference, atomic=atomic)
-                    runs += 1
+            chunkings += [
+                (f"split@{p}", [(case.output[:p], None), (case.output[p:], None)]) for p in range(1, len(case.output))
+            ]
+        for label, chunks in chunkings:
+            for atomic in (True, False):
+                tag = f"{label}/{'atomic' if atomic else 'incremental'}"
+                check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=spans)
+                runs += 1
     ids = case.ids()
     if ids is None:
         return runs
@@ -330,11 +376,12 @@ def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = T
     if case.token_ids is None and _decode(tok, ids) != case.output:
         raise CaseFailure(f"[{case.id}] the tokenizer does not round-trip the output text")
     parser = case.parser(with_tokenizer=True)
-    reference = parser.parse(case.output, token_ids=ids, id_factory=_fixed_id, **case.request())
+    reference = parser.parse(case.output, token_ids=ids, id_factory=_fixed_id, **request)
     _check_message(case, reference, _markers(parser), "parse(text, ids)")
-    ids_alone = parser.parse(None, token_ids=ids, id_factory=_fixed_id, **case.request())
+    ids_alone = parser.parse(None, token_ids=ids, id_factory=_fixed_id, **request)
     if _view(ids_alone) != _view(reference):
         raise CaseFailure(f"[{case.id}] parse(ids alone) {_view(ids_alone)} != parse(text, ids) {_view(reference)}")
+    spans = _consumed(case, parser, case.output, ids, "ids") if nothing_lost else None
     runs += 2
     groupings: list[tuple[str, list[int]]] = [("per-token", [1] * len(ids))]
     for seed in seeds:
@@ -345,19 +392,114 @@ def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = T
         groupings.append((f"groups(seed={seed})", sizes))
     for label, sizes in groupings:
         deltas = engine_deltas(tok, ids, sizes)
-        for atomic in modes:
-            tag = "atomic" if atomic else "incremental"
-            with_text = [(t, i) for t, i in deltas]
-            check_chunks(case, parser, with_text, f"{label}+text/{tag}", reference=reference, atomic=atomic)
-            ids_alone_chunks = [(None, i) for _t, i in deltas if i]
-            check_chunks(case, parser, ids_alone_chunks, f"{label}+ids-alone/{tag}", reference=reference, atomic=atomic)
-            # hold-back: every delta carries the next token's id before that token's text
-            if deltas:
-                held = [(t, (deltas[k + 1][1] if k + 1 < len(deltas) else [])) for k, (t, _i) in enumerate(deltas)]
-                held[0] = (held[0][0], deltas[0][1] + held[0][1])
-                check_chunks(case, parser, held, f"{label}+holdback/{tag}", reference=reference, atomic=atomic)
-            runs += 3
+        runs_of: list[tuple[str, list[tuple[str | None, list[int] | None]], list[Span] | None]] = [
+            ("text", [(t, i) for t, i in deltas], spans),
+            # ids alone: the engine's own text, whose offsets may differ from the output's
+            ("ids-alone", [(None, i) for _t, i in deltas if i], None),
+        ]
+        if deltas:  # hold-back: every delta carries the next token's id before that token's text
+            held = [(t, (deltas[k + 1][1] if k + 1 < len(deltas) else [])) for k, (t, _i) in enumerate(deltas)]
+            held[0] = (held[0][0], deltas[0][1] + held[0][1])
+            runs_of.append(("holdback", list(held), spans))
+        for kind, chunks, want in runs_of:
+            for atomic in (True, False):
+                tag = f"{label}+{kind}/{'atomic' if atomic else 'incremental'}"
+                check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=want)
+                runs += 1
     return runs
+
+
+# ---------------------------------------------------------------------- nothing lost
+
+
+def check_nothing_lost(case: Case) -> int:
+    """Every non-whitespace character of the output is accounted for, as text and (with a
+    tokenizer) as token ids: it is in the reasoning or the content (in order), inside the span of
+    a call (or the kept raw text of a call the output ended inside), inside a marker the format
+    consumed, or inside a message header the format read. Whitespace is left to the documented
+    rules that drop it (the fields' strip rule, envelope regions). Two finer rules:
+
+    * a *label* (a marker that only drops text: same region before and after, no action, a word
+      rather than markup, such as Gemma 4's channel name ``thought``) counts only right after
+      another consumed span: anywhere else it deleted a word of the model's text;
+    * an envelope (from a marker that leaves reasoning or content to the one that comes back)
+      whose text partly became content holds no call: then its consumed markers were lost
+      (all of such a block's text is content, or none).
+
+    Raises ``CaseFailure`` naming the class (``lost``, ``label``, ``envelope``). Returns the
+    number of outputs checked."""
+    runs = 0
+    if not case.ids_only:
+        _consumed(case, case.parser(with_tokenizer=False), case.output, None, "text")
+        runs += 1
+    ids = case.ids()
+    if ids is not None:
+        _consumed(case, case.parser(with_tokenizer=True), case.output, ids, "ids")
+        runs += 1
+    return runs
+
+
+def _consumed(case: Case, parser: Parser, text: str | None, ids: Sequence[int] | None, run: str) -> list[Span]:
+    """``check_nothing_lost`` on one output (``text``, with its ``ids`` if given); returns what
+    the engine consumed of it."""
+    msg, spans = _traced(parser, case.request(), text, ids)
+    output = case.output if text is None else text
+    problems = losses(output, msg, spans, content_prefix=parser.spec.content_prefix)
+    if problems:
+        raise CaseFailure(f"[{case.id}] nothing-lost/{run}: " + "; ".join(problems))
+    return spans
+
+
+def losses(output: str, msg: Message, spans: Sequence[Span], *, content_prefix: str = "") -> list[str]:
+    """What ``check_nothing_lost`` finds wrong with one parsed output (empty: nothing)."""
+    n = len(output)
+    covered = bytearray(n)
+    for span in spans:
+        if span.kind != "envelope":
+            covered[span.start : span.end] = b"\x01" * (min(span.end, n) - span.start)
+    problems = []
+    unfinished = msg.unfinished_call
+    if unfinished is not None:
+        if not output.endswith(unfinished.text):
+            problems.append(f"lost: the unfinished call's text {unfinished.text!r} does not end the output")
+        else:
+            covered[n - len(unfinished.text) :] = b"\x01" * len(unfinished.text)
+    left = "".join(ch for ch, c in zip(output, covered, strict=True) if not c and not ch.isspace())
+    reasoning = "".join((msg.reasoning or "").split())
+    content = "".join((msg.content or "").split())
+    prefix = "".join(content_prefix.split())
+    if prefix and content.startswith(prefix):
+        content = content[len(prefix) :]
+    if Counter(left) != Counter(reasoning + content) or not (_within(reasoning, left) and _within(content, left)):
+        missing = Counter(left) - Counter(reasoning + content)
+        extra = Counter(reasoning + content) - Counter(left)
+        problems.append(
+            f"lost: {''.join(sorted(missing.elements()))!r} of the output is in no field, call or marker"
+            + (f"; {''.join(sorted(extra.elements()))!r} in a field is not in the output" if extra else "")
+            + ("" if missing or extra else "; a field's text is out of order")
+        )
+    for span in spans:
+        if span.kind == "label":
+            before = output[: span.start].rstrip()
+            if before and not covered[len(before) - 1]:
+                problems.append(
+                    f"label: the marker {output[span.start : span.end]!r} at offset {span.start} deleted model text"
+                )
+        elif span.kind == "envelope" and span.spilled and not span.calls:
+            inner = [s for s in spans if s.kind in ("marker", "label") and span.start <= s.start < span.end]
+            if inner:
+                markers = [output[s.start : s.end] for s in inner]
+                problems.append(
+                    f"envelope: the block at {span.start}-{span.end} holds no call and part of its text is content, "
+                    f"but its markers {markers} were consumed"
+                )
+    return problems
+
+
+def _within(field: str, text: str) -> bool:
+    """``field`` is a subsequence of ``text``."""
+    it = iter(text)
+    return all(ch in it for ch in field)
 
 
 def _fork(builder: MessageBuilder) -> MessageBuilder:
@@ -371,11 +513,13 @@ def _fork(builder: MessageBuilder) -> MessageBuilder:
     )
 
 
-def check_copies(case: Case) -> int:
+def check_copies(case: Case, *, nothing_lost: bool = True) -> int:
     """``StreamParser.copy()`` at every cut: a stream is fed the output one character at a
     time (with a tokenizer also one token id at a time, ids alone) and copied before each
     piece; the copy is fed the rest of the output in one delta, the original goes on piece by
-    piece, and both must equal ``parse()`` (as in ``check_chunks``), atomic and incremental.
+    piece, and both must equal ``parse()`` (as in ``check_chunks``; with ``nothing_lost``, each
+    copy also consumes exactly the spans ``check_nothing_lost`` accepted), atomic and
+    incremental.
 
     The cuts are every character boundary (``len(output) + 1`` of them) and every token
     boundary: the only places a stream sits between two deltas. The original moves on before
@@ -390,12 +534,17 @@ def check_copies(case: Case) -> int:
     ids = case.ids()
     if ids is not None:
         kinds.append(("ids", case.parser(with_tokenizer=True), [(None, [t]) for t in ids]))
+    request = case.request()
     for kind, parser, pieces in kinds:
         text, token_ids = (case.output, None) if kind == "text" else (None, ids)
-        reference = parser.parse(text, token_ids=token_ids, id_factory=_fixed_id, **case.request())
+        reference = parser.parse(text, token_ids=token_ids, id_factory=_fixed_id, **request)
+        spans = _consumed(case, parser, case.output, token_ids, kind) if nothing_lost else None
+        if kind == "ids":
+            spans = None  # ids alone: the engine's own text, whose offsets may differ from the output's
         for atomic in (False, True):
             tag = f"copy/{kind}/{'atomic' if atomic else 'incremental'}"
-            stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **case.request())
+            stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
+            trace = stream.engine.start_trace()
             sent = MessageBuilder()
             for p in range(len(pieces) + 1):
                 fork, got = stream.copy(), _fork(sent)
@@ -407,10 +556,15 @@ def check_copies(case: Case) -> int:
                     assert ids is not None
                     got.add(fork.feed(None, ids[p:]))
                 got.add(fork.finish())
-                _agrees(case, parser, got.message(), reference, f"{tag}@{p}", atomic=atomic, expected=False)
+                _agrees(case, parser, got.message(), reference, f"{tag}@{p}", expected=False, renumbered=not atomic)
+                fork_trace = fork.engine.trace
+                if spans is not None and fork_trace is not None and fork_trace.spans != spans:
+                    raise CaseFailure(f"[{case.id}] {tag}@{p}: the copy consumed {fork_trace.spans} != {spans}")
                 runs += 1
             sent.add(stream.finish())
-            _agrees(case, parser, sent.message(), reference, f"{tag}/original", atomic=atomic)
+            _agrees(case, parser, sent.message(), reference, f"{tag}/original", renumbered=not atomic)
+            if spans is not None and trace.spans != spans:
+                raise CaseFailure(f"[{case.id}] {tag}/original: consumed {trace.spans} != {spans}")
             if not atomic and not sent.headers:
                 break  # no call was ever streamed: an atomic stream runs exactly the same way
     return runs
@@ -426,12 +580,15 @@ def _prefixes(case: Case) -> Iterator[tuple[str, list[int] | None]]:
         yield _decode(case.tokenizer, ids[:p]).rstrip("\ufffd"), ids[:p]
 
 
-def check_truncations(case: Case) -> int:
+def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
     """Cut a complete case at every character (or token) position and check the degrade rules:
-    no exception, no returned call with invalid arguments, the returned calls are exactly the
+    no exception; no returned call with invalid arguments; the returned calls are exactly the
     expected calls that were complete before the cut (a cut right after a closer that ends a
-    call even inside a value, ``Rule.follow_end``, may end the last one early), atomic stream =
-    ``parse()``."""
+    call even inside a value, ``Rule.follow_end``, may end the last one early); a call the cut
+    falls inside is not content but the message's ``unfinished_call``, whose text is exactly the
+    output's end from that call's first marker; atomic and incremental streams (aborted calls
+    dropped) equal ``parse()``; and, with ``nothing_lost``, ``check_nothing_lost`` holds for
+    every cut."""
     if case.truncated:
         raise ValueError("check_truncations needs a complete case")
     parser = case.parser(with_tokenizer=case.tokenizer is not None)
@@ -441,20 +598,17 @@ def check_truncations(case: Case) -> int:
     runs = 0
     for text, ids in _prefixes(case):
         cut = Case(**{**case.__dict__, "output": text, "token_ids": ids, "truncated": True})
-        use_ids = ids if ids is not None else None
-        msg = parser.parse(
-            text if not case.ids_only else None, token_ids=use_ids, id_factory=_fixed_id, **case.request()
-        )
+        use_text = text if not case.ids_only else None
+        msg = parser.parse(use_text, token_ids=ids, id_factory=_fixed_id, **case.request())
+        where = f"[{case.id}] cut at {len(text)}"
         got = []
         for c in msg.tool_calls:
             try:
                 args = json.loads(c.arguments)
             except ValueError as exc:
-                raise CaseFailure(
-                    f"[{case.id}] cut at {len(text)}: call with invalid arguments {c.arguments!r}"
-                ) from exc
+                raise CaseFailure(f"{where}: call with invalid arguments {c.arguments!r}") from exc
             if not isinstance(args, dict):
-                raise CaseFailure(f"[{case.id}] cut at {len(text)}: arguments not an object {c.arguments!r}")
+                raise CaseFailure(f"{where}: arguments not an object {c.arguments!r}")
             got.append((c.name, args))
         if got != want[: len(got)] and not (
             # the cut ends at a closer that ends a call at the end of the output even inside a
@@ -464,13 +618,23 @@ def check_truncations(case: Case) -> int:
             and len(got) <= len(want)
             and got[-1][0] == want[len(got) - 1][0]
         ):
-            raise CaseFailure(f"[{case.id}] cut at {len(text)}: calls {got} are not a prefix of {want}")
+            raise CaseFailure(f"{where}: calls {got} are not a prefix of {want}")
+        if msg.unfinished_call is not None and not text.endswith(msg.unfinished_call.text):
+            raise CaseFailure(f"{where}: the unfinished call {msg.unfinished_call.text!r} does not end the output")
         chunks = _char_chunks(text) if ids is None else [(None, [t]) for t in ids]
-        atomic_msg, _ = _run(parser, cut.request(), chunks, atomic=True)
-        if _view(atomic_msg) != _view(msg):
-            raise CaseFailure(
-                f"[{case.id}] cut at {len(text)}: atomic stream {_view(atomic_msg)} != parse() {_view(msg)}"
+        same = msg if ids is None else parser.parse(None, token_ids=ids, id_factory=_fixed_id, **case.request())
+        for atomic in (True, False):
+            streamed, deltas, _spans = _run(parser, cut.request(), chunks, atomic=atomic)
+            _agrees(
+                cut,
+                parser,
+                streamed,
+                same,
+                f"cut at {len(text)}/{'atomic' if atomic else 'incremental'}",
+                expected=False,
+                renumbered=any(d.aborted for d in deltas),
             )
-        _run(parser, cut.request(), chunks, atomic=False)
+        if nothing_lost:
+            _consumed(cut, parser, text, ids, f"cut at {len(text)}")
         runs += 3
     return runs

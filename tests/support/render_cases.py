@@ -26,7 +26,8 @@ Normalisation the expected values follow (the trisect contract as briefed):
 * arguments are compared as parsed JSON objects;
 * qwen3_coder values: one leading and one trailing ``\\n`` removed, then typed by the tool
   schema (a value that is not valid JSON for its type stays a string);
-* a malformed or truncated call is no call; its raw text (markers included) is content
+* a malformed call is no call; its raw text (markers included) is content; a call cut off by
+  the end of the output is no call either, and its raw text is the message's unfinished call
   (cases with "-malformed-" in their id carry ``"malformed": true``: an incremental stream
   may have shown such a call before it turned out malformed);
 * a call whose own structure is complete counts even if the output stops before the
@@ -260,6 +261,7 @@ class Book:
         options: dict[str, Any] | None = None,
         truncated: bool = False,
         ids_only: bool = False,
+        unfinished_call: str | None = None,
     ) -> None:
         case: dict[str, Any] = {
             "id": id,
@@ -278,11 +280,26 @@ class Book:
                 "tool_calls": tool_calls or [],
             },
         }
+        if unfinished_call is not None:  # the raw text of a call the output ends inside: not content
+            case["expected"]["unfinished_call"] = unfinished_call
         if ids_only:
             case["ids_only"] = True
         if "-malformed-" in id:
             case["malformed"] = True
         self.cases.append(case)
+
+
+def cut_call(tools_format: str, text: str) -> str:
+    """The raw text of the call a cut-off output ends inside: ``text`` from the first marker that
+    opens a call in the format's table (issue 10 §3: that text is the message's
+    ``unfinished_call``, not content)."""
+    from trisect.engine.spec import Act
+    from trisect.formats import tool_format
+
+    spec = tool_format(tools_format)
+    openers = {s for (_st, t), r in spec.table.items() if Act.CALL_START in r.acts for s in spec.terminals.get(t, ())}
+    found = [i for s in openers if (i := text.find(s)) >= 0]
+    return text[min(found) :] if found else text
 
 
 def ordinary_ids(tokenizer: str, *pieces: tuple[str, bool]) -> list[int]:
@@ -1081,7 +1098,7 @@ def hermes_qwen3_cases() -> Book:
         "(cf. vLLM #47903)",
         think("Call it.") + cut,
         reasoning="Call it.",
-        content=cut,
+        unfinished_call=cut,
         tools=tools,
         truncated=True,
     )
@@ -1091,7 +1108,7 @@ def hermes_qwen3_cases() -> Book:
         "non-streaming leaked it)",
         think("Call it.") + "<tool_call>",
         reasoning="Call it.",
-        content="<tool_call>",
+        unfinished_call="<tool_call>",
         tools=tools,
         truncated=True,
     )
@@ -1346,7 +1363,7 @@ def hermes_cases() -> Book:
         "h-truncated-call-after-valid-call",
         "hand-written: one call, then a second cut by max_tokens",
         f"{blk}\n{cut}",
-        content=cut,
+        unfinished_call=cut,
         tool_calls=[PARIS],
         tools=tools,
         truncated=True,
@@ -1503,7 +1520,7 @@ def coder_typed(b: Book, prefix: str, think_part: str, reasoning: str | None) ->
         "raw text as content",
         think_part + cut,
         reasoning=reasoning,
-        content=cut,
+        unfinished_call=cut,
         tools=tools,
         truncated=True,
     )
@@ -1728,7 +1745,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
         "hand-written: one complete call, then one cut inside a value",
         think_part + blk_p + "\n" + cut,
         reasoning=reasoning,
-        content=cut,
+        unfinished_call=cut,
         tool_calls=[paris1],
         tools=tools,
         truncated=True,
@@ -1739,7 +1756,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
         "hand-written: cut inside the function name",
         think_part + cut,
         reasoning=reasoning,
-        content=cut,
+        unfinished_call=cut,
         tools=tools,
         truncated=True,
     )

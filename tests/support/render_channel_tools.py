@@ -1004,9 +1004,9 @@ def kimi_k3_book() -> Book:
     bad = '<|open|>call tool="python" index="1"<|sep|>' + k3_arg("code", "print(1)") + "<|close|>tools<|sep|>"
     b.add(
         "k3-malformed-no-call-close",
-        K3_SRC + ": a call counts only with <|close|>call<|sep|>",
+        K3_SRC + ": a call counts only with <|close|>call<|sep|>; never closed, it is unfinished at the end",
         "<|open|>tools<|sep|>" + bad,
-        content=bad,
+        unfinished_call=bad,
         **kw,
     )
     bad = '<|open|>call index="1"<|sep|>' + k3_arg("code", "print(1)") + "<|close|>call<|sep|>"

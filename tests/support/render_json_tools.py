@@ -347,7 +347,7 @@ def llama3_cases() -> Book:
         "hand-truncated-in-args",
         "hand: cut inside the arguments",
         '{"name": "search", "parameters": {"query": "weath',
-        content='{"name": "search", "parameters": {"query": "weath',
+        unfinished_call='{"name": "search", "parameters": {"query": "weath',
         truncated=True,
     )
     fam.common()
@@ -534,7 +534,7 @@ def mistral_cases() -> Book:
         "hand-truncated-in-list",
         "hand: cut inside the second entry",
         '[TOOL_CALLS][{"name": "get_time", "arguments": {"timezone": "UTC"}}, {"name": "get_wea',
-        content='{"name": "get_wea',
+        unfinished_call='{"name": "get_wea',
         tool_calls=[exp("get_time", UTC)],
         truncated=True,
     )
@@ -587,7 +587,7 @@ def mistral_cases() -> Book:
         "hand-truncated-in-name",
         "hand: cut inside the name",
         "[TOOL_CALLS]get_wea",
-        content="[TOOL_CALLS]get_wea",
+        unfinished_call="[TOOL_CALLS]get_wea",
         truncated=True,
     )
     v11.common()
@@ -693,7 +693,7 @@ def kimi_cases() -> Book:
         "hand-truncated-in-header",
         "hand: cut inside the header",
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea",
-        content="<|tool_call_begin|>functions.get_wea",
+        unfinished_call="<|tool_call_begin|>functions.get_wea",
         truncated=True,
     )
     fam.common()
@@ -787,7 +787,7 @@ def deepseek_v3_cases() -> Book:
         "hand-truncated-in-fence",
         "hand: cut inside the arguments",
         CB + f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
-        content=f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
+        unfinished_call=f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
         truncated=True,
     )
     fam.common()
@@ -839,7 +839,7 @@ def deepseek_v3_cases() -> Book:
         "hand-truncated-in-args",
         "hand: cut inside the arguments",
         CB + f"{C1}search{SEP}" + '{"query": "wea',
-        content=f"{C1}search{SEP}" + '{"query": "wea',
+        unfinished_call=f"{C1}search{SEP}" + '{"query": "wea',
         truncated=True,
     )
     f31.common()
@@ -933,7 +933,7 @@ def granite_cases() -> tuple[Book, Book]:
         "hand-truncated-in-name",
         "hand: cut inside the name",
         '<tool_call>\n{"name": "get_wea',
-        content='<tool_call>\n{"name": "get_wea',
+        unfinished_call='<tool_call>\n{"name": "get_wea',
         truncated=True,
     )
     f4.common()
@@ -999,8 +999,8 @@ def standard(
         )
     out, content = malformed
     fam.add("hand-malformed-invalid-json", "hand: a call whose JSON is invalid", out, content=content, tool_calls=kept)
-    out, content = truncated
-    fam.add("hand-truncated", "hand: cut inside a call", out, content=content, truncated=True, tool_calls=kept)
+    out, cut = truncated  # the cut-off call's raw text: not content (issue 10 §3), the unfinished call
+    fam.add("hand-truncated", "hand: cut inside a call", out, unfinished_call=cut, truncated=True, tool_calls=kept)
     fam.common()
 
 

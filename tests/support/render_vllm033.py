@@ -156,10 +156,10 @@ def muse_books() -> tuple[Book, ...]:
     add(
         spark,
         "muse-truncated-in-value",
-        "cut inside a value: no complete </atem:invoke>, no call",
+        "cut inside a value: no complete </atem:invoke>, no call, and not content (issue 10 §3)",
         cut,
         reasoning=R,
-        content=cut[cut.index("<atem:function_calls>") :],
+        unfinished_call=cut[cut.index("<atem:function_calls>") :],
         truncated=True,
     )
     add(
@@ -307,10 +307,10 @@ def plamo3_book() -> Book:
     cut = whole[: whole.rindex("Paris")]
     add(
         "plamo3-truncated-in-arguments",
-        "cut inside the arguments: no call",
+        "cut inside the arguments: no call, and not content (issue 10 §3)",
         cut,
         reasoning=R,
-        content=cut[len(think) :][len("<|plamo:begin_tool_requests:plamo|>") :],
+        unfinished_call=cut[len(think) :][len("<|plamo:begin_tool_requests:plamo|>") :],
         truncated=True,
     )
     bad = plamo_request("get_weather", "{location: Paris}")

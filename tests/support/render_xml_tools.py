@@ -52,6 +52,7 @@ from support.render_cases import (  # noqa: E402
     Book,
     call,
     coder_turn,
+    cut_call,
     joined,
     render,
 )
@@ -224,9 +225,10 @@ def standard(b: Book, f: Family) -> None:
     cut = whole[: whole.index("weather in Paris") + len("weather in")]
     hw(
         "truncated-inside-value",
-        hand + "; cut by max_tokens inside a string value: not a call, the text is content",
+        hand + "; cut by max_tokens inside a string value: not a call, and not content (issue 10 §3)",
         "Searching. " + cut,
-        content=f.rejected("Searching. " + cut),
+        content="Searching.",
+        unfinished_call=cut_call(b.tools_format, cut),
         truncated=True,
     )
     if f.think_open is not None:
@@ -370,9 +372,9 @@ def glm_extra(b: Book, f: Family) -> None:
     add(
         "unclosed-call-at-end",
         "the output ends after the last value without '</tool_call>': the call is unfinished, so it is no "
-        "call (render_cases normalisation)",
+        "call, and not content (issue 10 §3)",
         out,
-        content=joined(out),
+        unfinished_call=cut_call(b.tools_format, out),
         truncated=True,
     )
     out = "Okay." + w([("get_weather", [])])

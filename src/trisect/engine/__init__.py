@@ -5,7 +5,8 @@ OpenAI, grammar or shell layers. Its one output is typed events (``events``). Mo
 ``spec`` (how a format is described), ``compile`` (the per-state tables), ``stream`` (the state
 machine: scans, applies the table), ``lexer`` (held-back text, token-id alignment),
 ``tracker`` and ``call`` (the open tool call and its phase), ``fields`` (whitespace of
-reasoning and content), ``headers`` (message headers), ``codec`` (the argument-codec protocol),
+reasoning and content), ``headers`` (message headers), ``trace`` (what a stream consumed, for
+``trisect.testing``'s nothing-lost check), ``codec`` (the argument-codec protocol),
 ``jsonscan``, ``tokenizer``, ``options``.
 
 Rules, all formats alike (each implemented in the module named in brackets):
@@ -61,14 +62,22 @@ Rules, all formats alike (each implemented in the module named in brackets):
   held text is content. [stream]
 * A call is held (its exact text kept) until its name is known and valid, then streamed;
   ``atomic`` streams hold every call until it is complete, so they stream exactly what
-  ``parse()`` returns, even for truncated and malformed output. Malformed calls (invalid
-  arguments, no name, a name not among the tools where the family validates names) that were
-  held are content (their exact text, markers included); one already streamed is reported in
-  ``ToolCallAborted``. [tracker]
-* ``finish()`` releases held text, ends reasoning, and closes an unfinished call: a call that
-  was not yet streamed is not a call (its raw text, markers included, becomes content); a call
-  already streamed is reported in ``ToolCallAborted``. ``strict=True`` raises
+  ``parse()`` returns. A tool name that is not valid Unicode (a lone surrogate) is not valid.
+  Malformed calls (invalid arguments, no name, a name not among the tools where the family
+  validates names) are content when they end: their exact text, markers included; one already
+  streamed is reported in ``ToolCallAborted`` first, and its text follows as content, so a
+  client that drops aborted calls ends with ``parse()``'s message. [tracker]
+* A call cut off by the end of the output is not content: ``finish()`` reports it in
+  ``ToolCallUnfinished`` with its raw text, from its first marker to the end of the output (the
+  message's ``unfinished_call``; one already streamed is discarded by its index), so no protocol
+  markup reaches the answer and every stream of the output gives ``parse()``'s message. So is
+  the markup of a block of calls the output ends inside before its next call (``<tool_calls>
+  <inv``), unless part of that block already became content. [tracker, stream]
+* ``finish()`` releases held text and ends reasoning. ``strict=True`` raises
   ``MalformedOutputError`` instead of degrading. [stream, tracker]
+* Bad input is a ``StreamError``: text that is not a string; token ids that are not integers
+  of the vocabulary (naming the id and its position); text and ids given together that tell
+  different stories past the alignment tolerance (naming the output offset). [lexer]
 * ``copy()`` forks a stream at the current point: an independent stream in the same state
   (``n > 1`` sampling from one prompt, beam search, speculative rollback). [every part]
 
@@ -89,6 +98,7 @@ from .events import (
     ToolCallArguments,
     ToolCallEnd,
     ToolCallStart,
+    ToolCallUnfinished,
 )
 from .options import StreamOptions, ToolIndex
 from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, REASONING, Act, FormatSpec, Region, Rule, combine, rules
@@ -117,6 +127,7 @@ __all__ = [
     "ToolCallArguments",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolCallUnfinished",
     "ToolIndex",
     "Vocab",
     "combine",

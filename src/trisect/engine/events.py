@@ -41,10 +41,31 @@ class ToolCallEnd:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallAborted:
-    """A call already streamed turned out unfinished or malformed; discard it."""
+    """A call already streamed turned out malformed when it ended; discard it (its text
+    follows as content, as ``parse()`` has it)."""
 
     index: int
     reason: str
 
 
-Event = ReasoningText | ContentText | ReasoningEnd | ToolCallStart | ToolCallArguments | ToolCallEnd | ToolCallAborted
+@dataclass(frozen=True, slots=True)
+class ToolCallUnfinished:
+    """The output ended inside a call. ``text`` is the call's raw text as the model wrote it
+    (from its first marker to the end of the output), which is not content; ``index`` is the
+    call's index if it had been streamed (discard it), else ``None``."""
+
+    index: int | None
+    text: str
+    reason: str
+
+
+Event = (
+    ReasoningText
+    | ContentText
+    | ReasoningEnd
+    | ToolCallStart
+    | ToolCallArguments
+    | ToolCallEnd
+    | ToolCallAborted
+    | ToolCallUnfinished
+)

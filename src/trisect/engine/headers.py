@@ -14,14 +14,16 @@ from __future__ import annotations
 class Header:
     """The open message header of one stream (``None`` parts: no header open)."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "at")
 
     def __init__(self) -> None:
         self._parts: list[str] | None = None
+        self.at = 0  # output offset where the header's text began (kept by the stream)
 
     def copy(self) -> Header:
         new = Header()
         new._parts = self._parts[:] if self._parts is not None else None
+        new.at = self.at
         return new
 
     def add(self, text: str) -> None:

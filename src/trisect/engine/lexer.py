@@ -12,8 +12,10 @@ It owns the receive side of a stream, as h11's ``ReceiveBuffer`` does for a conn
   tokens, where their text should appear, and a marker found in the text is real only if a
   queued id of its terminal sits at its offset, give or take ``ALIGN_TOLERANCE`` bytes of
   decoder drift (re-synchronised at each special token). Ids may arrive before their text
-  (detokenizer hold-back): the marker waits for its text. A queued id whose text never came
-  is dropped once the text has passed it.
+  (detokenizer hold-back): the marker waits for its text. Text and ids that disagree past that
+  tolerance — text ahead of its ids, a queued special id the text passes without its marker,
+  ids whose text never comes by the end — are a ``StreamError`` naming the output offset; so
+  is a token id that is not an integer of the vocabulary (naming the id and its position).
 
 Invariants: ``hold`` is a proper prefix of a live marker (or empty); ``specials`` is ordered by
 offset; ``text_bytes`` counts the ordinary bytes of the text before ``data[tb_pos]``.
@@ -27,7 +29,7 @@ import enum
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from ..errors import StreamError
+from ..errors import RequestError, StreamError
 from .codec import CallCodec
 from .compile import CompiledFormat, Lexicon, StateTable
 from .spec import Rule
@@ -46,6 +48,14 @@ class Mode(enum.Enum):
 
 
 TEXT, ALIGNED, DECODING = Mode.TEXT, Mode.ALIGNED, Mode.DECODING
+
+
+class _Passed(Exception):
+    """The text passed a queued special id without its marker (see ``Lexer.claim``)."""
+
+    def __init__(self, terminal: str) -> None:
+        super().__init__(terminal)
+        self.terminal = terminal
 
 
 def utf8_len(s: str) -> int:
@@ -67,6 +77,8 @@ class Lexer:
         "text_bytes",
         "tb_pos",
         "_shift",
+        "_control_tail",
+        "base",
     )
 
     def __init__(self, compiled: CompiledFormat, vocab: Vocab | None) -> None:
@@ -82,6 +94,8 @@ class Lexer:
         self.text_bytes = 0  # ordinary bytes of the text before data[tb_pos]
         self.tb_pos = 0
         self._shift = 0  # drift measured at the last special token
+        self._control_tail = 0  # bytes of the control tokens (end of turn…) that ended the ids so far
+        self.base = 0  # output offset of data[0] in the delta being scanned
 
     def copy(self) -> Lexer:
         """An independent lexer in the same state. Cost O(held text + queued ids)."""
@@ -97,6 +111,8 @@ class Lexer:
         new.text_bytes = self.text_bytes
         new.tb_pos = self.tb_pos
         new._shift = self._shift
+        new._control_tail = self._control_tail
+        new.base = self.base
         return new
 
     # ------------------------------------------------------------------ input
@@ -115,6 +131,7 @@ class Lexer:
 
     def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str | None:
         vocab = self._vocab
+        first = self.num_tokens  # position of token_ids[0] among all ids fed
         self.num_tokens += len(token_ids)
         if vocab is None:
             if text is None:
@@ -131,21 +148,69 @@ class Lexer:
         special_ids = self._compiled.special_ids
         pending = self.specials
         obytes = self._id_bytes
+        control = self._control_tail
+        sizes = vocab.sizes[decode]  # the cache of Vocab.text_size, read inline (one dict lookup per id)
+        marker_parts = self._compiled.marker_part_ids
         for token_id in token_ids:
+            if type(token_id) is not int:  # bool and float hash like ints: rejected before any lookup
+                raise StreamError(self._bad_id(token_ids, first))
             terminal = special_ids.get(token_id)
             if terminal is not None:
                 pending.append((obytes, terminal))
-            else:
-                added = vocab.added_text(token_id)
-                if added is None:
-                    obytes += len(vocab.token_bytes(token_id))
-                elif not decode or token_id in self._compiled.marker_part_ids or not vocab.is_control(token_id):
-                    # its text is in the text (a control token only when it is a piece of a marker)
-                    obytes += len(added.encode("utf-8"))
+                control = 0
+                continue
+            size = sizes.get(token_id)
+            if size is None:
+                try:
+                    size = vocab.text_size(token_id, decode)
+                except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
+                    raise StreamError(self._bad_id(token_ids, first)) from None
+            if size >= 0:
+                obytes += size
+                control = 0
+            elif decode and token_id in marker_parts:  # a piece of a marker matched as text: decoded
+                obytes += len((vocab.added_text(token_id) or "").encode("utf-8"))
+                control = 0
+            else:  # a control token (end of turn…): its text may be missing from an engine's text
+                obytes += ~size
+                control += ~size
         self._id_bytes = obytes
+        self._control_tail = control
         if self._detok is not None:
             return self._detok.decode(token_ids)
         return text
+
+    def check_alignment(self, offset: int, final: bool) -> None:
+        """Text and ids given together must tell the same story: the text may lag its ids (the
+        detokenizer holds text back) but not run ahead of them, and at the end of the output
+        they agree, give or take ``ALIGN_TOLERANCE`` bytes (and control tokens such as an
+        end-of-turn id whose text an engine leaves out)."""
+        text_at = self.text_bytes + self._shift
+        ahead = text_at - self._id_bytes
+        if ahead > ALIGN_TOLERANCE or (final and -ahead > ALIGN_TOLERANCE + self._control_tail):
+            detail = "more text than the ids spell" if ahead > 0 else "ids whose text never came"
+            raise StreamError(f"text and token ids disagree at output offset {offset}: {detail}")
+        if final and self.specials:
+            off, terminal = self.specials[0]
+            raise StreamError(
+                f"text and token ids disagree at output offset {offset}: the id of {terminal} "
+                f"({self._compiled.marker_of.get(terminal, terminal)!r}) never met its text"
+            )
+
+    def _bad_id(self, token_ids: Sequence[int], first: int) -> str:
+        """The message naming the first id of ``token_ids`` that is not a token id."""
+        vocab = self._vocab
+        assert vocab is not None
+        for k, token_id in enumerate(token_ids):
+            if type(token_id) is not int:
+                return f"token id {token_id!r} at position {first + k} is not an integer"
+            if token_id in self._compiled.special_ids:
+                continue
+            try:
+                vocab.text_size(token_id, False)
+            except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
+                return f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
+        return "a token id is not in the tokenizer's vocabulary"
 
     def flush(self) -> str:
         """End of output: what the detokenizer still holds (nothing: an incomplete character
@@ -154,9 +219,11 @@ class Lexer:
 
     # ------------------------------------------------------------------ scanning
 
-    def begin(self, text: str) -> str:
-        """The data to scan for this delta: the held text, then the delta."""
+    def begin(self, text: str, offset: int) -> str:
+        """The data to scan for this delta: the held text, then the delta (``data[0]`` is at
+        output offset ``offset``)."""
         data = self.hold + text if self.hold else text
+        self.base = offset
         self.hold = ""
         self.tb_pos = 0
         return data
@@ -183,7 +250,15 @@ class Lexer:
     def claim(self, terminal: str, data: str, a: int, b: int) -> bool:
         """Use up the id of the special marker at ``data[a:b]``, if it is real; its bytes are
         not ordinary text."""
-        if not self._match(terminal, self.bytes_at(data, a), claim=True):
+        try:
+            matched = self._match(terminal, self.bytes_at(data, a), claim=True)
+        except _Passed as passed:
+            raise StreamError(
+                f"text and token ids disagree at output offset {self.base + a}: the text reached "
+                f"{self._compiled.marker_of.get(terminal, terminal)!r} past the id of {passed.terminal} "
+                f"({self._compiled.marker_of.get(passed.terminal, passed.terminal)!r}), which it never spelled"
+            ) from None
+        if not matched:
             return False
         self.tb_pos = b
         return True
@@ -191,9 +266,9 @@ class Lexer:
     def _match(self, terminal: str, y: int, claim: bool) -> bool:
         pending = self.specials
         y += self._shift
-        if claim:
-            while pending and pending[0][0] < y - ALIGN_TOLERANCE:
-                pending.popleft()  # its text never came (skipped): it cannot be matched any more
+        if claim and pending and pending[0][0] < y - ALIGN_TOLERANCE:
+            # the text passed a special token's id without its marker: they tell different stories
+            raise _Passed(pending[0][1])
         for k, (off, term) in enumerate(pending):
             if off > y + ALIGN_TOLERANCE:
                 return False

@@ -17,6 +17,7 @@ Cost: O(len(text) + markers in it) per ``_process``; memory O(open call + held t
 from __future__ import annotations
 
 import enum
+import re
 
 from ..errors import MalformedOutputError
 from .call import Call
@@ -24,16 +25,19 @@ from .compile import CompiledFormat
 from .events import ContentText, Event, ReasoningEnd, ReasoningText
 from .fields import Fields
 from .headers import Header
-from .lexer import TEXT, Lexer, holdback, marker_counts
+from .lexer import ALIGNED, TEXT, Lexer, holdback, marker_counts
 from .options import StreamOptions
 from .spec import Act, Region, Rule
 from .tokenizer import Vocab
+from .trace import Trace
 from .tracker import CallTracker
 
 _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region.NAME, Region.CALL_ID
-_ARGS, _HEADER = Region.ARGS, Region.HEADER
+_ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
+_FIELDS = (_REASONING, _CONTENT)
+_WORD = re.compile(r"[\w\s'’.,:;!?-]*[^\W\d_][\w\s'’.,:;!?-]*")  # a word, not markup (trace labels)
 
 
 class Phase(enum.Enum):
@@ -62,11 +66,13 @@ class Machine:
         "_fields",
         "_header",
         "_deferred",
+        "_block",
         "_out",
         "_offset",
         "_at",
         "reasoning_ended",
         "in_reasoning",
+        "trace",
     )
 
     def __init__(
@@ -90,11 +96,15 @@ class Machine:
         self._fields = Fields(compiled.spec.strip)
         self._header = Header()  # the open message header (Region.HEADER)
         self._deferred: list[str] = []  # reasoning held while DEFERRING
+        # inside a block of calls with no call open: its text since its opener or its last call
+        # (None: not in a block), given back if the output ends there (``unfinished_block``)
+        self._block: list[str] | None = None
         self._out: list[Event] = []
         self._offset = 0  # characters of output processed before the current data
         self._at = 0  # output offset of the marker being applied
         self.reasoning_ended = initial_state != "REASONING"
         self._phase = FRESH if compiled.spec.content_prefix else self._running_phase()
+        self.trace: Trace | None = None  # set to a Trace to record what the stream consumes
 
     def _running_phase(self) -> Phase:
         fallback = self._spec.reasoning_fallback
@@ -117,7 +127,7 @@ class Machine:
         lex = self._lex
         calls = self._calls
         terminal_of = self._c.terminal_of
-        data = lex.begin(text)
+        data = lex.begin(text, self._offset)
         n = len(data)
         pos = scan = 0
         while pos < n:
@@ -134,14 +144,17 @@ class Machine:
                         limit = hit[1]
                     if limit > pos:
                         pos = scan = calls.args(data, pos, limit, self._out)
-                        self._codec_step(call)
+                        self._codec_step(call, self._offset + pos)
                         continue
             lexicon = lex.lexicon(st)
             m = lexicon.pattern.search(data, scan) if lexicon.pattern is not None else None
             if m is None:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
                 if keep > pos:
-                    self._text(data[pos:keep])
+                    if final and self._block is not None and calls.open is None and st.region is _SKIP:
+                        self._block.append(data[pos:keep])  # the block's last text: cut-off markup
+                    else:
+                        self._text(data[pos:keep])
                 lex.hold = data[keep:]
                 break
             a, b = m.span()
@@ -188,9 +201,11 @@ class Machine:
             self._apply(rule, terminal, data[a:b])
             pos = scan = b
         used = n - len(lex.hold)
+        self._offset += used
         if lex.mode is not TEXT:
             lex.bytes_at(data, used)
-        self._offset += used
+            if lex.mode is ALIGNED and not final:
+                lex.check_alignment(self._offset, final=False)
 
     # ------------------------------------------------------------------ text routing
 
@@ -217,7 +232,9 @@ class Machine:
             self._field(region, s)
         elif region is _HEADER:
             self._header.add(s)
-        elif calls.open is None and region is Region.SKIP:
+        elif calls.open is None and region is _SKIP:
+            if self._block is not None:
+                self._block.append(s)
             self._content(self._fields.skip_text(s))
 
     def _field(self, region: Region, s: str) -> None:
@@ -225,6 +242,10 @@ class Machine:
             self._deferred.append(s)
             return
         f = 0 if region is _REASONING else 1
+        if f and not s.isspace() and self._st.region is not region:
+            self._block = None  # part of the block is content: the rest follows it (not a block after all)
+            if self.trace is not None:
+                self.trace.spill()
         t = self._fields.trim(f, s)
         if t:
             self._out.append(ReasoningText(t) if f == 0 else ContentText(t))
@@ -239,6 +260,10 @@ class Machine:
         acts = rule.acts
         calls = self._calls
         self._fields.marker()
+        if self.trace is not None and marker:
+            self._trace_marker(self.trace, rule, terminal, marker)
+        if self._block is not None and calls.open is None and Act.CALL_START not in acts:
+            self._block.append(marker)
         if calls.open is not None and not any(a in _NOT_NOTED for a in acts):
             calls.note(marker)
         nxt = rule.next
@@ -259,42 +284,86 @@ class Machine:
                     self._out.append(ReasoningEnd())
             elif act is Act.CALL_START:
                 if calls.open is not None:
-                    self._end_call()
+                    self._end_call(self._at)
                 calls.start(marker, self._at, self._st.name)
             elif act is Act.CALL_DROP:
-                self._content(calls.drop())
+                dropped = calls.open
+                text = calls.drop()
+                if text:
+                    self._content(text)
+                elif self.trace is not None and dropped is not None and calls.open is None:
+                    self.trace.add("dropped", dropped.start, self._at + len(marker))
             elif act is Act.NAME_END:
                 calls.name_end(self._out)
             elif act is Act.ARG_MARKER:
                 calls.marker_args(terminal, marker, self._out)
                 if calls.open is not None:
-                    self._codec_step(calls.open)
+                    self._codec_step(calls.open, self._at + len(marker))
             elif act is Act.ARGS_END:
                 calls.args_end(self._out)
             elif act is Act.CALL_END:
                 if calls.open is not None:
-                    self._end_call()
+                    self._end_call(self._at + len(marker))
             elif act is Act.HEADER_START:
                 self._content(self._header.start(marker))
+                self._header.at = self._at
             elif act is Act.HEADER_END:
                 nxt = self._header_end(marker, nxt)
-        if self._c.states[nxt].region is _REASONING and self._st.region in _OPENS_REASONING:
+        region = self._st.region
+        st = self._c.states[nxt]
+        if st.region is _REASONING and region in _OPENS_REASONING:
             self.reasoning_ended = False  # a new reasoning block opens
-        self._st = st = self._c.states[nxt]
+        if st.region is _HEADER and region is not _HEADER and Act.HEADER_START not in acts:
+            self._header.at = self._at + len(marker)
+        if (region in _FIELDS) is not (st.region in _FIELDS):
+            if region not in _FIELDS:
+                self._block = None
+                if self.trace is not None:
+                    self.trace.leave(self._at + len(marker))
+            elif Act.CALL_START in acts or any(Act.CALL_START in r.acts for r in st.rules.values()):
+                # a block of calls opens
+                # (not a message's end marker, such as Harmony's <|end|>); a call's marker is its own
+                self._block = [] if Act.CALL_START in acts else [marker]
+                if self.trace is not None:
+                    self.trace.enter(self._at)
+        self._st = st
         self.in_reasoning = st.region is _REASONING
 
-    def _codec_step(self, call: Call) -> None:
-        """After argument text: a structured codec that ended or failed fires the state's rule
-        (the format ends calls where their JSON ends; a failed one is not a call, and what the
-        codec did not consume is scanned again in the next state)."""
+    def _trace_marker(self, trace: Trace, rule: Rule, terminal: str, marker: str) -> None:
+        """A marker the stream consumes outside a call (see ``trace``)."""
+        acts = rule.acts
+        if self._calls.open is not None or self._st.region is _HEADER or any(a in _NOT_NOTED for a in acts):
+            return  # part of the call's text, or of a header
+        label = (
+            not acts
+            and self._st.region is self._c.states[rule.next].region
+            and terminal not in self._c.special
+            and _WORD.fullmatch(marker) is not None
+        )
+        trace.add("label" if label else "marker", self._at, self._at + len(marker))
+
+    def _codec_step(self, call: Call, at: int) -> None:
+        """After argument text (the codec stopped at output offset ``at``): a structured codec
+        that ended or failed fires the state's rule (the format ends calls where their JSON
+        ends; a failed one is not a call, and what the codec did not consume is scanned again
+        in the next state)."""
         codec = call.codec
         if codec.structured and (codec.done or codec.failed) and self._calls.open is call:
             rule = self._st.failed_rule if codec.failed else self._st.done_rule
             if rule is not None:
+                self._at = at
                 self._apply(rule, "", "")
 
-    def _end_call(self) -> None:
-        self._content(self._calls.end(self._out))
+    def _end_call(self, end: int) -> None:
+        """The open call ends at output offset ``end``."""
+        call = self._calls.open
+        if self._block is not None:
+            self._block = []  # the block's text starts again after the call
+        text = self._calls.end(self._out)
+        if text is not None:
+            self._content(text)
+        elif self.trace is not None and call is not None:
+            self.trace.call(call.start, end)
 
     def _header_end(self, marker: str, default: str) -> str:
         """The header is complete: the spec maps it to the body's state (and a call's name)."""
@@ -308,10 +377,13 @@ class Machine:
             self._field(_CONTENT, text + marker)
             return default
         state, name = route
-        if name is not None:
+        if name is None:
+            if self.trace is not None:
+                self.trace.add("header", self._header.at, self._at + len(marker))
+        else:  # the header opens a call: its text is the call's first text
             if self._calls.open is not None:
-                self._end_call()
-            self._calls.start(text + marker, self._at, self._st.name)
+                self._end_call(self._header.at)
+            self._calls.start(text + marker, self._header.at, self._st.name)
             self._calls.set_name(name, self._out)
         return state
 

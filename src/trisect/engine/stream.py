@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from ..errors import StreamError
 from .call import Call
 from .compile import Lexicon
-from .events import ContentText, Event, ReasoningText
-from .lexer import TEXT, utf8_len
+from .events import ContentText, Event, ReasoningText, ToolCallUnfinished
+from .lexer import ALIGNED, DECODING, TEXT, utf8_len
 from .machine import DEFERRING, FINISHED, RUNNING, Machine
 from .spec import Region
+from .trace import Trace
 
 _REASONING, _CONTENT, _ARGS = Region.REASONING, Region.CONTENT, Region.ARGS
 
@@ -44,6 +45,8 @@ class EventStream(Machine):
         new._out = []
         new._offset, new._at, new._phase = self._offset, self._at, self._phase
         new.reasoning_ended = self.reasoning_ended
+        new._block = self._block[:] if self._block is not None else None
+        new.trace = self.trace.copy() if self.trace is not None else None
         return new
 
     # ------------------------------------------------------------------ public API
@@ -56,6 +59,14 @@ class EventStream(Machine):
     def num_tokens(self) -> int:
         """Token ids fed so far."""
         return self._lex.num_tokens
+
+    def start_trace(self) -> Trace:
+        """Record from now on the spans of output the stream consumes (``engine.trace``), for
+        ``trisect.testing``'s nothing-lost check."""
+        trace = self.trace = Trace()
+        if self._st.region is not _REASONING and self._st.region is not _CONTENT:
+            trace.enter(self._offset)  # the output starts inside an envelope
+        return trace
 
     @property
     def held(self) -> str:
@@ -70,7 +81,7 @@ class EventStream(Machine):
             return self._text_events(self._lex.accept(text, token_ids))
         lex = self._lex
         if token_ids is None:
-            if text and not lex.hold and lex.mode is TEXT:
+            if type(text) is str and text and not lex.hold and lex.mode is TEXT:
                 st = self._st
                 region = st.region
                 starts = st.text_lex.starts
@@ -104,7 +115,11 @@ class EventStream(Machine):
             # ids without a tokenizer match every marker as text (TEXT mode)
             fast = self._fast_path(text, self._st.text_lex if lex.mode is TEXT else self._st.plain_lex)
             if fast is not None:
-                lex.text_bytes += utf8_len(text)
+                if lex.mode is ALIGNED:
+                    lex.text_bytes += utf8_len(text)
+                    lex.check_alignment(self._offset, final=False)
+                elif lex.mode is DECODING:
+                    lex.text_bytes += utf8_len(text)
                 return fast
         return self._text_events(text)
 
@@ -114,12 +129,17 @@ class EventStream(Machine):
             raise StreamError("finish() called twice")
         self._out = []
         self._process(self._lex.flush(), final=True)
+        if self._lex.mode is ALIGNED:
+            self._lex.check_alignment(self._offset, final=True)
         call = self._calls.open
         if call is not None:
             if call.closed:
-                self._end_call()
+                self._end_call(self._offset)
             else:
-                self._content(self._calls.fail("unfinished: the output ended inside the call", self._out))
+                self._calls.unfinished(self._out)
+        elif self._block is not None and "".join(self._block).strip():
+            # the output ended inside a block of calls, before a call: its markup is not content
+            self._out.append(ToolCallUnfinished(None, "".join(self._block), "the output ended inside a block of calls"))
         self._content(self._header.abandon(""))
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
@@ -128,6 +148,8 @@ class EventStream(Machine):
             for piece in held:
                 self._field(_CONTENT, piece)
         self._phase = FINISHED
+        if self.trace is not None:
+            self.trace.leave(self._offset)
         return self._out
 
     # ------------------------------------------------------------------ fast paths
@@ -168,7 +190,7 @@ class EventStream(Machine):
         j = self._calls.args(text, 0, n, out)
         self._offset += j
         if j < n or codec.done or codec.failed:
-            self._codec_step(call)
+            self._codec_step(call, self._offset)
             if j < n:
                 self._process(text[j:], final=False)
         return self._out

@@ -80,6 +80,9 @@ class Vocab:
             )
         self._by_text = {text: i for i, text in self._added.items()}
         self._suffixes: dict[str, str] = {}
+        # token id -> the bytes it puts in the text an engine sends with it (with text) or in the
+        # text trisect decodes (ids alone); ~size for control tokens (see ``text_size``)
+        self.sizes: tuple[dict[int, int], dict[int, int]] = ({}, {})
 
     def special_id(self, text: str) -> int | None:
         """The id of the added/special token spelled exactly ``text``, if there is one."""
@@ -108,6 +111,24 @@ class Vocab:
 
     def is_control(self, token_id: int) -> bool:
         return token_id in self._control
+
+    def text_size(self, token_id: int, decoding: bool) -> int:
+        """Bytes of text ``token_id`` stands for: ordinary bytes, or an added token's text (none
+        for a control token when trisect decodes: it drops them). Control tokens give ``~size``
+        (negative), so a caller can tell them apart. Cached per id; raises for an id outside the
+        vocabulary (``KeyError``, ``OverflowError``, ``RequestError``, ``TypeError``)."""
+        cache = self.sizes[decoding]
+        size = cache.get(token_id)
+        if size is None:
+            added = self.added_text(token_id)
+            if added is None:
+                size = len(self.token_bytes(token_id))
+            elif token_id in self._control:
+                size = ~(0 if decoding else len(added.encode("utf-8")))
+            else:
+                size = len(added.encode("utf-8"))
+            cache[token_id] = size
+        return size
 
     def token_bytes(self, token_id: int) -> bytes:
         cached = self._bytes.get(token_id)

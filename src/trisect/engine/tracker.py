@@ -1,27 +1,20 @@
 """The call tracker: the open tool call, from its first marker to its end.
 
 The stream tells it where a call starts, which text is its name, its id and its arguments,
-and where the arguments and the call end; the tracker owns the call's ``Phase``, feeds the
-argument codec (one way in: ``args``, for every piece of argument text), and emits the call
-events. Rules:
+and where the arguments and the call end; the tracker moves the call through its ``Phase``
+(``call``), feeds the argument codec (one way in: ``args``, for every piece of argument text),
+decides whether the call is a call, and emits the call events. It keeps the call rules of the
+engine package docstring: a call is held until its name is known and valid, then streamed
+(``atomic`` streams hold it to its end); a malformed call is content (one already streamed is
+reported aborted first); a call the output ends inside is kept apart, not content
+(``ToolCallUnfinished``); a tool name that is not valid Unicode (a lone surrogate) makes the
+call malformed, in every format; call ids.
 
-* A call is held (its exact text kept, its argument text collected) until its name is known
-  and valid; then it is streamed (``ToolCallStart``, then argument text as the codec releases
-  it), except in ``atomic`` streams, which hold every call until it ends, so that they stream
-  exactly what ``parse()`` returns.
-* A call is not a call (malformed) when its arguments are invalid, when it has no name, or a
-  name not among the tools where the family validates names (``FormatSpec.validate_names``).
-  A malformed call that was held ends as content (its exact text, markers included); one that
-  was already streamed ends reported in ``ToolCallAborted``. ``strict=True`` raises
-  ``MalformedOutputError`` instead (naming the state the call opened in and its offset).
-* Call ids: the id the model wrote (an envelope key, a ``Region.CALL_ID`` region, or split off
-  the name by ``FormatSpec.parse_name``), else ``StreamOptions.id_factory``, else the family's
-  ``FormatSpec.call_id`` style, else ``call_`` + random.
+Invariants: streamed calls are numbered densely from 0 in emission order; the first reason a
+call is malformed is the one kept; the open call's raw text is kept until it ends, so a
+malformed or cut-off call gives back exactly what the model wrote.
 
-Invariants: a streamed call has an index (dense from 0 in emission order) and no raw text; the
-first reason a call is malformed is the one kept.
-
-Cost: O(argument text) per call; memory O(raw text of a held call + the codec's state).
+Cost: O(argument text) per call; memory O(raw text of the open call + its codec's state).
 """
 
 from __future__ import annotations
@@ -33,7 +26,7 @@ from functools import lru_cache
 
 from ..errors import MalformedOutputError, StreamError
 from .call import ABORTING, HELD_CLOSED, REJECTED, STREAMING, STREAMING_CLOSED, Call
-from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart, ToolCallUnfinished
 from .options import StreamOptions
 from .spec import FormatSpec
 
@@ -42,6 +35,15 @@ from .spec import FormatSpec
 def _stops_regex(stops: str) -> re.Pattern[str]:
     """A regex matching any character that may end a codec's string (``string_stops``)."""
     return re.compile("[" + re.escape(stops) + "]")
+
+
+def valid_unicode(text: str) -> bool:
+    """No lone surrogate: the text can be written as UTF-8 (a tool name a client can send back)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def random_call_id(_index: int) -> str:
@@ -109,13 +111,17 @@ class CallTracker:
         out.append(ToolCallEnd(call.index))
         return None
 
-    def fail(self, reason: str, out: list[Event]) -> str | None:
-        """The open call ends malformed (``reason``). Returns its text if it becomes content."""
+    def unfinished(self, out: list[Event]) -> None:
+        """The output ended inside the open call: its raw text is kept apart, not content
+        (``ToolCallUnfinished``; one already streamed is discarded by its index)."""
         call = self.open
         assert call is not None
         self.open = None
-        self._break(call, reason)
-        return self._finish_broken(call, out)
+        where = "in its arguments" if call.name is not None else "before its name was complete"
+        reason = f"the output ended {where}" + (f" (and {call.reason})" if call.reason else "")
+        if self._strict:
+            raise MalformedOutputError(f"unfinished tool call: {reason}", state=call.state, position=call.start)
+        out.append(ToolCallUnfinished(call.index if call.phase.streamed else None, "".join(call.raw), reason))
 
     def drop(self) -> str | None:
         """``Act.CALL_DROP``: a held call was the envelope of calls that open later: forget it.
@@ -129,19 +135,20 @@ class CallTracker:
             return self._finish_broken(call, [])
         return None
 
-    def _finish_broken(self, call: Call, out: list[Event]) -> str | None:
+    def _finish_broken(self, call: Call, out: list[Event]) -> str:
+        """A malformed call ends: its exact text is content (one already streamed is reported
+        aborted first, so that a client that drops it ends with ``parse()``'s message)."""
         if self._strict:
             raise self._error(call)
         if call.phase is ABORTING:
             out.append(ToolCallAborted(call.index, call.reason))
-            return None
         return "".join(call.raw)
 
     @staticmethod
     def _error(call: Call) -> MalformedOutputError:
         return MalformedOutputError(f"malformed tool call: {call.reason}", state=call.state, position=call.start)
 
-    def _reject(self, call: Call, reason: str) -> str | None:
+    def _reject(self, call: Call, reason: str) -> str:
         self._break(call, reason)
         return self._finish_broken(call, [])
 
@@ -154,9 +161,9 @@ class CallTracker:
     # ------------------------------------------------------------------ text
 
     def note(self, text: str) -> None:
-        """Text read while the call is open (markers included): kept while it is held."""
+        """Text read while the call is open (markers included): kept until it ends."""
         call = self.open
-        if call is not None and not call.phase.streamed:
+        if call is not None:
             call.raw.append(text)
 
     def name_text(self, text: str) -> None:
@@ -210,15 +217,16 @@ class CallTracker:
             else:  # raw-text values: the caller found no marker in the text
                 plain = codec.in_string_value
             if plain:  # inside a string of a streamed call: the codec's own fast path
-                piece = quick(data[i:end] if i or end != len(data) else data)
+                text = data[i:end] if i or end != len(data) else data
+                call.raw.append(text)
+                piece = quick(text)
                 if piece:
                     out.append(ToolCallArguments(call.index, piece))
                 return end
         j = codec.feed(data, i, end)
         if not codec.structured:
             j = end
-        if not call.phase.streamed:
-            call.raw.append(data[i:j])
+        call.raw.append(data[i:j])
         self._after_codec(call, out)
         return j
 
@@ -284,10 +292,13 @@ class CallTracker:
 
     def _announce(self, call: Call, out: list[Event]) -> None:
         """The name is known: validate it and, unless atomic, stream the call's start."""
-        assert call.name is not None
+        name = call.name
+        assert name is not None
         tools = self._tools
-        if self._spec.validate_names and tools and call.name not in tools:
-            self._break(call, f"unknown tool {call.name!r}")
+        if not name.isascii() and not valid_unicode(name):
+            self._break(call, f"the tool name {name!r} is not valid Unicode")
+        elif self._spec.validate_names and tools and name not in tools:
+            self._break(call, f"unknown tool {name!r}")
         if not (call.phase.streamed or call.phase.broken or self._atomic):
             self._stream(call, out)
 
@@ -296,7 +307,6 @@ class CallTracker:
         self._count += 1
         call.index = index
         call.phase = STREAMING_CLOSED if call.phase is HELD_CLOSED else STREAMING
-        call.raw = []
         codec = call.codec
         call.quick = getattr(codec, "string_piece", None)
         if codec.structured:

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from .fold import fold
 from .stream import EventFilter, StreamParser
-from .types import Delta, Message, MessageBuilder, ToolCall, ToolCallDelta
+from .types import Delta, Message, MessageBuilder, ToolCall, ToolCallDelta, UnfinishedCall
 
-__all__ = ["Delta", "EventFilter", "Message", "MessageBuilder", "StreamParser", "ToolCall", "ToolCallDelta", "fold"]
+__all__ = [
+    "Delta",
+    "EventFilter",
+    "Message",
+    "MessageBuilder",
+    "StreamParser",
+    "ToolCall",
+    "ToolCallDelta",
+    "UnfinishedCall",
+    "fold",
+]

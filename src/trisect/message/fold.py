@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine.events import ContentText, Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallStart
-from .types import Delta, ToolCallDelta
+from ..engine.events import (
+    ContentText,
+    Event,
+    ReasoningText,
+    ToolCallAborted,
+    ToolCallArguments,
+    ToolCallStart,
+    ToolCallUnfinished,
+)
+from .types import Delta, ToolCallDelta, UnfinishedCall
 
 
 def fold(events: Sequence[Event]) -> Delta | None:
@@ -30,6 +38,7 @@ def fold(events: Sequence[Event]) -> Delta | None:
     content: list[str] = []
     calls: list[tuple[int, str | None, str | None, list[str]]] = []  # index, id, name, argument pieces
     aborted: list[int] = []
+    unfinished: UnfinishedCall | None = None
     for event in events:
         if type(event) is ReasoningText:
             reasoning.append(event.text)
@@ -44,11 +53,16 @@ def fold(events: Sequence[Event]) -> Delta | None:
                 calls.append((event.index, None, None, [event.text]))
         elif type(event) is ToolCallAborted:
             aborted.append(event.index)
-    if not (reasoning or content or calls or aborted):
+        elif type(event) is ToolCallUnfinished:
+            if event.index is not None:
+                aborted.append(event.index)
+            unfinished = UnfinishedCall(event.text, event.reason)
+    if not (reasoning or content or calls or aborted or unfinished):
         return None
     return Delta(
         reasoning="".join(reasoning) or None,
         content="".join(content) or None,
         tool_calls=tuple([ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls]),
         aborted=tuple(aborted),
+        unfinished_call=unfinished,
     )

@@ -29,12 +29,26 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class UnfinishedCall:
+    """A tool call cut off by the end of the output (``max_tokens``): not a call, and not
+    content either. ``text`` is its raw text exactly as the model wrote it, from its first marker
+    to the end of the output; ``reason`` says where it was cut."""
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
-    """The assistant message: ``reasoning``, ``content`` (``None`` when empty), ``tool_calls``."""
+    """The assistant message: ``reasoning``, ``content`` (``None`` when empty), ``tool_calls``.
+
+    ``unfinished_call``: the call the output ended inside, if any (its markup never reaches
+    ``content``). It is not part of the OpenAI message (``to_dict`` leaves it out)."""
 
     reasoning: str | None = None
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    unfinished_call: UnfinishedCall | None = None
 
     def to_dict(self, *, reasoning_content: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "assistant", "content": self.content}
@@ -78,18 +92,21 @@ class Delta:
     """What one ``feed()`` (or ``finish()``) adds to the message.
 
     ``aborted`` lists the indexes of calls that were already streamed to the client and then
-    turned out unfinished (output cut off) or malformed: their arguments are not a complete
-    JSON object and a client should discard them. It is only ever non-empty in incremental
-    streams; ``parse()`` and atomic streams never emit such a call.
+    turned out malformed (their text follows as content) or cut off by the end of the output:
+    their arguments are not a complete JSON object and a client should discard them. It is
+    only ever non-empty in incremental streams; ``parse()`` and atomic streams never emit such a
+    call, so a client that drops the aborted calls ends with exactly ``parse()``'s message.
+    ``unfinished_call`` (final delta only): the call the output ended inside (``Message``).
     """
 
     reasoning: str | None = None
     content: str | None = None
     tool_calls: tuple[ToolCallDelta, ...] = ()
     aborted: tuple[int, ...] = ()
+    unfinished_call: UnfinishedCall | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.reasoning or self.content or self.tool_calls or self.aborted)
+        return bool(self.reasoning or self.content or self.tool_calls or self.aborted or self.unfinished_call)
 
     def to_dict(self, *, reasoning_content: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -113,6 +130,7 @@ class MessageBuilder:
     calls: dict[int, list[str]] = field(default_factory=dict)
     headers: dict[int, tuple[str, str]] = field(default_factory=dict)
     aborted: set[int] = field(default_factory=set)
+    unfinished_call: UnfinishedCall | None = None
 
     def add(self, delta: Delta | None) -> None:
         if delta is None:
@@ -127,6 +145,8 @@ class MessageBuilder:
                 self.calls[piece.index] = []
             self.calls[piece.index].append(piece.arguments)
         self.aborted.update(delta.aborted)
+        if delta.unfinished_call is not None:
+            self.unfinished_call = delta.unfinished_call
 
     def message(self) -> Message:
         calls = tuple(
@@ -138,4 +158,5 @@ class MessageBuilder:
             reasoning="".join(self.reasoning) or None,
             content="".join(self.content) or None,
             tool_calls=calls,
+            unfinished_call=self.unfinished_call,
         )

@@ -14,7 +14,8 @@ engine, over the complete text at once:
   (``FormatSpec.strip``), which is what the engine's per-piece trimming amounts to.
 
 Malformed calls follow the engine's rules here too: a call that is not a call (invalid arguments,
-no name, an unknown tool where the family validates names, text after the arguments) ends as
+no name, an unknown tool where the family validates names, a name that is not valid Unicode, text
+after the arguments) ends as
 content, its exact text from its first marker. Where the C decoder refuses a call's JSON (invalid,
 ``NaN``, nested past the recursion limit, arguments written as a JSON string), the format's own
 codec reads that one call, so where it stops and what it makes of it are the engine's.
@@ -24,7 +25,7 @@ ends inside a call or a block of calls (the engine's rule for cut-off calls), ``
 a malformed call (the engine raises), message headers (Harmony), reasoning held for
 ``reasoning_fallback`` (Nemotron). Token ids never come here (the parser only calls it for text).
 The rules it applies are the engine's
-(``trisect.engine.stream``), in the same order; the replay harness checks ``parse()`` (this path)
+(``trisect.engine``), in the same order; the replay harness checks ``parse()`` (this path)
 against every stream (the engine's) on every case, and ``tests/test_whole.py`` counts the cases
 it decides and compares it with the engine on mutated outputs.
 
@@ -46,7 +47,7 @@ from ..engine.compile import CompiledFormat, StateTable
 from ..engine.lexer import marker_counts
 from ..engine.options import StreamOptions
 from ..engine.spec import REASONING, Act, Region, Rule
-from ..engine.tracker import random_call_id
+from ..engine.tracker import random_call_id, valid_unicode
 from .types import Message, ToolCall
 
 _WS = " \t\r\n"
@@ -296,6 +297,7 @@ class _Walk:
         "skip_ws",
         "markers",
         "next_at",
+        "in_block",
     )
 
     def __init__(self, plan: _Plan, options: StreamOptions, state: str) -> None:
@@ -315,6 +317,7 @@ class _Walk:
         self.skip_ws = ""  # whitespace of a SKIP region, kept only if text follows it
         self.markers = plan.markers
         self.next_at: dict[str, int] = {}  # marker string -> its next position found (len(text): none)
+        self.in_block = False  # inside a block of calls, none of whose text is content
 
     def _search(self, st: StateTable, text: str, scan: int, n: int) -> tuple[int, str] | None:
         """The earliest live marker at or after ``scan`` (the longest one there)."""
@@ -363,6 +366,8 @@ class _Walk:
             hit = self._search(st, text, scan, n) if st.rules else None
             if hit is None:
                 if pos < n:
+                    if self.in_block and self.call is None and st.region is _SKIP:
+                        raise _UNDECIDED  # the output ends in a block's text: the engine keeps it apart
                     self._text(text[pos:] if pos else text)
                 break
             a, marker = hit
@@ -384,7 +389,7 @@ class _Walk:
             pos = scan = b
         call = self.call
         if call is None:
-            if self.st.region is _SKIP:
+            if self.st.region is _SKIP or self.in_block:
                 raise _UNDECIDED  # the output ended inside a block of calls: the engine's rule
             return
         codec = call.codec
@@ -424,6 +429,7 @@ class _Walk:
                 t = s.rstrip(_WS)
                 if t:
                     self.content.append(self.skip_ws + t)
+                    self.in_block = False  # part of the block is content: not a block after all
                     self.skip_ws = s[len(t) :]
                 else:
                     self.skip_ws += s
@@ -474,7 +480,14 @@ class _Walk:
                         self._reject(call, end)
             else:  # message headers are not decided here
                 raise _UNDECIDED
-        self.st = self.states[rule.next]
+        st = self.states[rule.next]
+        was_field = self.st.region is _REASONING or self.st.region is _CONTENT
+        is_field = st.region is _REASONING or st.region is _CONTENT
+        if was_field and not is_field:  # the engine's block of calls (``Machine._block``) opens
+            self.in_block = Act.CALL_START in rule.acts or any(Act.CALL_START in r.acts for r in st.rules.values())
+        elif is_field:
+            self.in_block = False
+        self.st = st
 
     def _open_call(self, at: int) -> _Call:
         if self.reader is not None:
@@ -555,8 +568,11 @@ class _Walk:
 
     def _announce(self, call: _Call) -> None:
         index = self.options.tool_index
-        if self.spec.validate_names and index and call.name not in index:
-            self._bad(call, f"unknown tool {call.name!r}")
+        name = call.name
+        if name is not None and not name.isascii() and not valid_unicode(name):
+            self._bad(call, f"the tool name {name!r} is not valid Unicode")
+        elif self.spec.validate_names and index and name not in index:
+            self._bad(call, f"unknown tool {name!r}")
 
     def _args_end(self) -> None:
         call = self.call
@@ -601,6 +617,7 @@ class _Walk:
         if self.strict:
             raise _UNDECIDED
         self.content.append(self.text[call.start : end])
+        self.in_block = False  # part of the block is content: not a block after all
 
     def _new_id(self, index: int, name: str) -> str:
         """The engine's id rule for a call whose id the model did not write."""

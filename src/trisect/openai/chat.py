@@ -14,7 +14,10 @@ Rules:
 * ``finish_reason``: the engine's reason, except that a normal stop (``"stop"``) becomes
   ``"tool_calls"`` once a complete call was returned, and stays ``"stop"`` under a named
   ``tool_choice`` (OpenAI semantics). ``"length"`` stays ``"length"``, even inside a call.
-* A call that was streamed and then turned out unfinished or malformed (``Delta.aborted``)
+* A call the output ended inside is not content: its markup is never sent (the message's
+  ``unfinished_call`` has no OpenAI field); ``finish_reason`` stays the engine's (``"length"``).
+  A call that was streamed and then turned out unfinished or malformed (``Delta.aborted``; a
+  malformed one's text follows as content)
   cannot be taken back in the OpenAI protocol: it does not count for ``finish_reason``
   (``length`` stays ``length``; a normal stop with no complete call is ``stop``), and
   ``chat_completion()`` (atomic) never contains it. Clients that must not see such calls

@@ -1,7 +1,8 @@
 """``parallel_tool_calls=False`` and ``include_reasoning=False``: a filter over the engine's events.
 
 Only the first complete call reaches the client (calls that start after it are dropped whole;
-a call that started before it and was aborted was already reported as aborted); reasoning
+a call that started before it and was aborted was already reported as aborted; the raw text
+of a dropped call the output ended inside is still kept, as ``parse()`` keeps it); reasoning
 text is never emitted. Cost: O(events).
 """
 
@@ -9,8 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine.events import Event, ReasoningText, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart
+from ..engine.events import (
+    Event,
+    ReasoningText,
+    ToolCallAborted,
+    ToolCallArguments,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolCallUnfinished,
+)
 from .options import Request
+
+_CALL_EVENTS = (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted)
 
 
 def filter_events(request: Request) -> _EventFilter | None:
@@ -42,7 +53,10 @@ class _EventFilter:
                 if self.reasoning:
                     out.append(event)
                 continue
-            if self.single_call and isinstance(event, (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted)):
+            if self.single_call and type(event) is ToolCallUnfinished:
+                if event.index in self.dropped:  # its raw text is kept; the client never saw the call
+                    event = ToolCallUnfinished(None, event.text, event.reason)
+            elif self.single_call and isinstance(event, _CALL_EVENTS):
                 index = event.index
                 if kind is ToolCallStart and self.done:
                     self.dropped.add(index)

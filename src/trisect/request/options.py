@@ -52,6 +52,12 @@ class Request(StreamOptions):
         return self.tool_choice in ("required", "named")
 
 
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "no_think")
+"""The accepted ``reasoning_effort`` values: the OpenAI API's (``none``, ``minimal``, ``low``,
+``medium``, ``high``, ``xhigh``, ``max``: the ``openai`` package's ``ReasoningEffort``; gpt-oss
+takes ``low`` / ``medium`` / ``high``) and the formats' own off switches (``no_think``: Tencent HY
+v3's default; DeepSeek V4 turns thinking off at ``none``)."""
+
 _OPTIONS = {
     "tools",
     "chat_template_kwargs",
@@ -154,8 +160,8 @@ def _build(options: Mapping[str, Any]) -> Request:
     if not isinstance(kwargs, Mapping):
         raise RequestError("chat_template_kwargs must be a mapping")
     effort = options.get("reasoning_effort")
-    if effort is not None and not isinstance(effort, str):
-        raise RequestError("reasoning_effort must be a string")
+    if effort is not None and effort not in REASONING_EFFORTS:
+        raise RequestError(f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, not {effort!r}")
     prompt_text = options.get("prompt_text")
     if prompt_text is not None and not isinstance(prompt_text, str):
         raise RequestError("prompt_text must be a string")
