@@ -29,6 +29,7 @@ import pytest
 import trisect
 from support import tokenizers
 from trisect import Parser
+from trisect.many import message_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 QWEN_TIKTOKEN = ROOT / "tests" / "data" / "tokenizers" / "qwen2-qwen3" / "qwen.tiktoken"
@@ -141,7 +142,7 @@ def reference(row: Any, raw: str = "InvalidJSON") -> tuple[dict[str, Any] | None
     if "prompt" in row:
         options["prompt_text"] = row["prompt"]
     msg = Parser(row.get("reasoning_parser") or "qwen3", tools_format).parse(row["output"], **options)
-    return msg.to_dict(), None
+    return message_dict(msg), None  # the OpenAI shape plus the message's further facts (a cut-off call)
 
 
 def check_output(rows: list[Any], out: list[dict[str, Any]], raw: str = "InvalidJSON") -> int:

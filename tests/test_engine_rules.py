@@ -192,10 +192,11 @@ def test_text_and_ids_that_disagree_are_a_stream_error_naming_the_offset() -> No
     with pytest.raises(StreamError, match=r"offset \d+"):
         parser.parse(text, token_ids=other)
     stream = parser.stream()
-    with pytest.raises(StreamError, match=r"offset \d+"):
+    with pytest.raises(StreamError, match=r"offset \d+"):  # the text drifts ahead of its ids: </think> is lost
         for k in range(0, len(ids)):
             piece = tk.decode("qwen3", [ids[k]])
-            stream.feed(piece if k < 6 else piece + "x", [ids[k]])
+            stream.feed(piece if k < 1 else piece + "x", [ids[k]])
+        stream.finish()
     # text and ids that agree (a few bytes of detokenizer drift are tolerated) still parse
     assert parser.parse(text, token_ids=ids).content == "Sure, Paris it is."
 

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass
 from itertools import islice
 from typing import Any, TypeVar
 
-from .errors import TrisectError
+from .errors import StreamError, TrisectError
 from .message import Message
 from .parser import Parser
 
@@ -100,6 +100,8 @@ def message_dict(msg: Message) -> dict[str, Any]:
     for name in getattr(type(msg), "__dataclass_fields__", {}):
         if name not in ("reasoning", "content", "tool_calls") and name not in out:
             value = getattr(msg, name)
+            if value is None:
+                continue  # a fact the message does not have is left out
             if hasattr(value, "to_dict"):
                 value = value.to_dict()
             elif is_dataclass(value) and not isinstance(value, type):
@@ -194,6 +196,8 @@ class RowParser:
         parser = self.parser(reasoning, tool_format, True)
         try:
             msg = parser.parse(text, token_ids=ids, **options)
+        except StreamError as exc:  # an id outside the vocabulary, or text and ids that disagree
+            raise _RowError("TokenIdError", f"{o.ids_field}: {exc}") from None
         except TrisectError:
             raise
         except Exception as exc:  # the tokenizer's own error for an id it does not know

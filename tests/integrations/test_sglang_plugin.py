@@ -96,11 +96,6 @@ def test_a_cut_off_call_is_never_completed_by_sglangs_back_fill(finish: str) -> 
     assert whole.tool_calls == [] and whole.finish_reason == finish
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="waits for the engine's unfinished-call rule (ToolCallUnfinished, Message.unfinished_call): "
-    "until it lands trisect keeps an unfinished call's raw text in content; remove this mark then",
-)
 def test_a_cut_off_calls_markup_is_not_content() -> None:
     for per in (1, 4):
         reply = sg.stream("trisect_qwen3", "trisect_hermes", pieces(CUT, per), tools=TOOLS, finish="length")

@@ -185,14 +185,6 @@ def test_a_call_cut_by_max_tokens_never_reaches_the_client(path: str) -> None:
         assert reply.content is not None and reply.content.startswith("Let me check.")
 
 
-UNFINISHED_RULE = pytest.mark.xfail(
-    strict=True,
-    reason="waits for the engine's unfinished-call rule (ToolCallUnfinished, Message.unfinished_call): "
-    "until it lands trisect keeps an unfinished call's raw text in content; remove this mark then",
-)
-
-
-@UNFINISHED_RULE
 @pytest.mark.parametrize("path", PATHS)
 def test_a_cut_off_calls_markup_is_not_content(path: str) -> None:
     for stream, chunk in WAYS:

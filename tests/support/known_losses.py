@@ -23,5 +23,8 @@ KNOWN_LOSSES: dict[str, str] = {
     "mm2-malformed-unknown-tool": _ENVELOPE,
     "m3-malformed-unknown-tool": _ENVELOPE,
     "olmo3-malformed-bare-name": _ENVELOPE,
+    "dots-malformed-unknown-tool": _ENVELOPE,
+    "k2h-malformed-unknown-tool": _ENVELOPE,
+    "plamo3-malformed-arguments": _ENVELOPE,
     "xl-hand-unknown-name-is-content": _ENVELOPE,  # cut after the rejected call: its ',' is consumed
 }

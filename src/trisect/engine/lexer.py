@@ -13,9 +13,9 @@ It owns the receive side of a stream, as h11's ``ReceiveBuffer`` does for a conn
   queued id of its terminal sits at its offset, give or take ``ALIGN_TOLERANCE`` bytes of
   decoder drift (re-synchronised at each special token). Ids may arrive before their text
   (detokenizer hold-back): the marker waits for its text. Text and ids that disagree past that
-  tolerance — text ahead of its ids, a queued special id the text passes without its marker,
-  ids whose text never comes by the end — are a ``StreamError`` naming the output offset; so
-  is a token id that is not an integer of the vocabulary (naming the id and its position).
+  tolerance — a queued special id the text passes without its marker, or one whose marker never
+  comes by the end — are a ``StreamError`` naming the output offset; so is a token id that is
+  not an integer of the vocabulary (naming the id and its position).
 
 Invariants: ``hold`` is a proper prefix of a live marker (or empty); ``specials`` is ordered by
 offset; ``text_bytes`` counts the ordinary bytes of the text before ``data[tb_pos]``.
@@ -77,7 +77,6 @@ class Lexer:
         "text_bytes",
         "tb_pos",
         "_shift",
-        "_control_tail",
         "base",
     )
 
@@ -94,7 +93,6 @@ class Lexer:
         self.text_bytes = 0  # ordinary bytes of the text before data[tb_pos]
         self.tb_pos = 0
         self._shift = 0  # drift measured at the last special token
-        self._control_tail = 0  # bytes of the control tokens (end of turn…) that ended the ids so far
         self.base = 0  # output offset of data[0] in the delta being scanned
 
     def copy(self) -> Lexer:
@@ -111,7 +109,6 @@ class Lexer:
         new.text_bytes = self.text_bytes
         new.tb_pos = self.tb_pos
         new._shift = self._shift
-        new._control_tail = self._control_tail
         new.base = self.base
         return new
 
@@ -148,7 +145,6 @@ class Lexer:
         special_ids = self._compiled.special_ids
         pending = self.specials
         obytes = self._id_bytes
-        control = self._control_tail
         sizes = vocab.sizes[decode]  # the cache of Vocab.text_size, read inline (one dict lookup per id)
         marker_parts = self._compiled.marker_part_ids
         for token_id in token_ids:
@@ -157,7 +153,6 @@ class Lexer:
             terminal = special_ids.get(token_id)
             if terminal is not None:
                 pending.append((obytes, terminal))
-                control = 0
                 continue
             size = sizes.get(token_id)
             if size is None:
@@ -167,31 +162,22 @@ class Lexer:
                     raise StreamError(self._bad_id(token_ids, first)) from None
             if size >= 0:
                 obytes += size
-                control = 0
             elif decode and token_id in marker_parts:  # a piece of a marker matched as text: decoded
                 obytes += len((vocab.added_text(token_id) or "").encode("utf-8"))
-                control = 0
-            else:  # a control token (end of turn…): its text may be missing from an engine's text
+            else:  # a control token (end of turn…)
                 obytes += ~size
-                control += ~size
         self._id_bytes = obytes
-        self._control_tail = control
         if self._detok is not None:
             return self._detok.decode(token_ids)
         return text
 
-    def check_alignment(self, offset: int, final: bool) -> None:
-        """Text and ids given together must tell the same story: the text may lag its ids (the
-        detokenizer holds text back) but not run ahead of them, and at the end of the output
-        they agree, give or take ``ALIGN_TOLERANCE`` bytes (and control tokens such as an
-        end-of-turn id whose text an engine leaves out)."""
-        text_at = self.text_bytes + self._shift
-        ahead = text_at - self._id_bytes
-        if ahead > ALIGN_TOLERANCE or (final and -ahead > ALIGN_TOLERANCE + self._control_tail):
-            detail = "more text than the ids spell" if ahead > 0 else "ids whose text never came"
-            raise StreamError(f"text and token ids disagree at output offset {offset}: {detail}")
-        if final and self.specials:
-            off, terminal = self.specials[0]
+    def check_alignment(self, offset: int) -> None:
+        """End of the output, text given with ids: every special token's id met its marker in
+        the text (give or take ``ALIGN_TOLERANCE`` bytes). One that did not means text and ids
+        that tell different stories (the text may lag or lead its ids, as an engine's
+        detokenizer or a two-phase hand-over makes it; it may not lose a marker)."""
+        if self.specials:
+            _off, terminal = self.specials[0]
             raise StreamError(
                 f"text and token ids disagree at output offset {offset}: the id of {terminal} "
                 f"({self._compiled.marker_of.get(terminal, terminal)!r}) never met its text"

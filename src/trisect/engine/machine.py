@@ -25,7 +25,7 @@ from .compile import CompiledFormat
 from .events import ContentText, Event, ReasoningEnd, ReasoningText
 from .fields import Fields
 from .headers import Header
-from .lexer import ALIGNED, TEXT, Lexer, holdback, marker_counts
+from .lexer import TEXT, Lexer, holdback, marker_counts
 from .options import StreamOptions
 from .spec import Act, Region, Rule
 from .tokenizer import Vocab
@@ -204,8 +204,6 @@ class Machine:
         self._offset += used
         if lex.mode is not TEXT:
             lex.bytes_at(data, used)
-            if lex.mode is ALIGNED and not final:
-                lex.check_alignment(self._offset, final=False)
 
     # ------------------------------------------------------------------ text routing
 

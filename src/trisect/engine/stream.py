@@ -18,7 +18,7 @@ from ..errors import StreamError
 from .call import Call
 from .compile import Lexicon
 from .events import ContentText, Event, ReasoningText, ToolCallUnfinished
-from .lexer import ALIGNED, DECODING, TEXT, utf8_len
+from .lexer import ALIGNED, TEXT, utf8_len
 from .machine import DEFERRING, FINISHED, RUNNING, Machine
 from .spec import Region
 from .trace import Trace
@@ -115,10 +115,7 @@ class EventStream(Machine):
             # ids without a tokenizer match every marker as text (TEXT mode)
             fast = self._fast_path(text, self._st.text_lex if lex.mode is TEXT else self._st.plain_lex)
             if fast is not None:
-                if lex.mode is ALIGNED:
-                    lex.text_bytes += utf8_len(text)
-                    lex.check_alignment(self._offset, final=False)
-                elif lex.mode is DECODING:
+                if lex.mode is not TEXT:
                     lex.text_bytes += utf8_len(text)
                 return fast
         return self._text_events(text)
@@ -130,7 +127,7 @@ class EventStream(Machine):
         self._out = []
         self._process(self._lex.flush(), final=True)
         if self._lex.mode is ALIGNED:
-            self._lex.check_alignment(self._offset, final=True)
+            self._lex.check_alignment(self._offset)
         call = self._calls.open
         if call is not None:
             if call.closed:

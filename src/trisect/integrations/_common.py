@@ -38,16 +38,13 @@ from .. import (
     ToolCallArguments,
     ToolCallEnd,
     ToolCallStart,
+    ToolCallUnfinished,
     formats,
 )
-from ..engine import events as _events
 from ..errors import RequestError
 from ..request.tokenview import EngineTracker, ReasoningTracker
 
 PREFIX = "trisect_"
-# The event for an output that ended inside a call (its raw text is not content; ``index`` is set
-# when the call was streamed). Looked up by name while the engine change that adds it lands.
-_UNFINISHED = getattr(_events, "ToolCallUnfinished", None)
 
 # Operator switches (environment, every process) and their per-request names (vLLM vllm_xargs).
 TOOL_CALLS_ENV = "TRISECT_TOOL_CALLS"  # "atomic" (default) | "incremental"
@@ -211,10 +208,10 @@ class Fold:
                 whole = "".join(self.arguments[event.index])
                 self.prev_tool_call_arr[event.index]["arguments"] = whole
                 self.streamed_args[event.index] = whole
-            elif kind is ToolCallAborted:
-                self.aborted.add(event.index)  # type: ignore[union-attr]
-            elif kind is _UNFINISHED and getattr(event, "index", None) is not None:
-                self.aborted.add(event.index)  # type: ignore[union-attr]  # streamed, then cut off
+            elif type(event) is ToolCallAborted:
+                self.aborted.add(event.index)
+            elif type(event) is ToolCallUnfinished and event.index is not None:
+                self.aborted.add(event.index)  # streamed, then cut off (its raw text is not content)
         return piece if (piece.reasoning or piece.content or piece.calls) else None
 
 

@@ -37,6 +37,9 @@ class UnfinishedCall:
     text: str
     reason: str
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "reason": self.reason}
+
 
 @dataclass(frozen=True, slots=True)
 class Message:
