@@ -2,10 +2,11 @@
 
 Imports only the standard library and ``trisect.errors``: nothing of the request, message,
 OpenAI, grammar or shell layers. Its one output is typed events (``events``). Modules:
-``spec`` (how a format is described), ``compile`` (the per-state tables), ``stream`` (the state
-machine: scans, applies the table), ``lexer`` (held-back text, token-id alignment),
-``tracker`` and ``call`` (the open tool call and its phase), ``fields`` (whitespace of
-reasoning and content), ``headers`` (message headers), ``trace`` (what a stream consumed, for
+``spec`` (how a format is described), ``compile`` (the per-state tables), ``stream`` (the public
+stream: feed, finish, copy, fast paths) over ``machine`` (the table interpreter), ``lexer``
+(held-back text, token-id alignment), ``guards`` (whether a guarded marker counts), ``tracker``
+and ``call`` (the open tool call and its phase), ``fields`` (whitespace of reasoning and
+content), ``headers`` (message headers), ``trace`` (what a stream consumed, for
 ``trisect.testing``'s nothing-lost check), ``codec`` (the argument-codec protocol),
 ``jsonscan``, ``tokenizer``, ``options``.
 

@@ -27,12 +27,10 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..errors import RequestError, StreamError
-from .codec import CallCodec
 from .compile import CompiledFormat, Lexicon, StateTable
-from .spec import Rule
 from .tokenizer import Detokenizer, Vocab
 
 ALIGN_TOLERANCE = 4
@@ -295,53 +293,3 @@ def holdback(data: str, lo: int, n: int, lex: Lexicon) -> int:
             return i
         m = starts.search(data, i + 1)
     return n
-
-
-def follows(data: str, i: int, n: int, follow: tuple[str, ...], final: bool, end: bool = True) -> bool | None:
-    """Does data[i:] continue, after whitespace, with one of ``follow`` (or end, when ``end``)?
-    ``None``: not decidable yet."""
-    while i < n and data[i] in " \t\r\n":
-        i += 1
-    if i == n:
-        return end if final else None
-    rest = data[i : i + max(len(f) for f in follow)]
-    undecided = False
-    for f in follow:
-        if rest.startswith(f):
-            return True
-        if f.startswith(rest):
-            undecided = True
-    return None if undecided and not final else False
-
-
-KEY_LIMIT = 128
-"""Characters of key text a lookahead reads (``key_follows``): a longer key is text."""
-
-
-def key_follows(data: str, i: int, n: int, key_end: str, final: bool, accepts: Callable[[str], bool]) -> bool | None:
-    """Does data[i:] hold a key ending at ``key_end`` (within ``KEY_LIMIT`` characters, on one
-    line) that ``accepts`` takes? ``None``: not decidable yet."""
-    stop = min(n, i + KEY_LIMIT + len(key_end))
-    j = data.find(key_end, i, stop)
-    if j < 0:
-        if final or stop < n or "\n" in data[i:stop]:
-            return False
-        return None
-    raw = data[i:j]
-    return "\n" not in raw and accepts(raw)
-
-
-def marker_counts(rule: Rule, codec: CallCodec | None, data: str, b: int, n: int, final: bool) -> bool | None:
-    """Does the guarded marker (``Rule.guarded``) ending at ``data[b]`` count, with no call open
-    (``codec`` None) or inside the raw value of ``codec``? ``None``: not decidable yet."""
-    if codec is None:
-        return follows(data, b, n, rule.follow, final) if rule.follow else True
-    if rule.value_text:
-        return False
-    if rule.key_end:
-        return key_follows(data, b, n, rule.key_end, final, codec.accepts_key)
-    if rule.follow:
-        # a closer the output ends with is value text (a cut-off value never completes a
-        # call), except the closer of the element the calls live in (``follow_end``)
-        return follows(data, b, n, rule.follow, final, end=rule.follow_end)
-    return True

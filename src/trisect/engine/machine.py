@@ -17,15 +17,15 @@ Cost: O(len(text) + markers in it) per ``_process``; memory O(open call + held t
 from __future__ import annotations
 
 import enum
-import re
 
 from ..errors import MalformedOutputError
 from .call import Call
 from .compile import CompiledFormat
 from .events import ContentText, Event, ReasoningEnd, ReasoningText
 from .fields import Fields
+from .guards import marker_counts
 from .headers import Header
-from .lexer import TEXT, Lexer, holdback, marker_counts
+from .lexer import TEXT, Lexer, holdback
 from .options import StreamOptions
 from .spec import Act, Region, Rule
 from .tokenizer import Vocab
@@ -37,7 +37,6 @@ _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
 _FIELDS = (_REASONING, _CONTENT)
-_WORD = re.compile(r"[\w\s'’.,:;!?-]*[^\W\d_][\w\s'’.,:;!?-]*")  # a word, not markup (trace labels)
 
 
 class Phase(enum.Enum):
@@ -258,8 +257,9 @@ class Machine:
         acts = rule.acts
         calls = self._calls
         self._fields.marker()
-        if self.trace is not None and marker:
-            self._trace_marker(self.trace, rule, terminal, marker)
+        if self.trace is not None and marker and calls.open is None and self._st.region is not _HEADER:
+            label = not acts and self._st.region is self._c.states[rule.next].region and terminal not in self._c.special
+            self.trace.applied(marker, self._at, acts, label)
         if self._block is not None and calls.open is None and Act.CALL_START not in acts:
             self._block.append(marker)
         if calls.open is not None and not any(a in _NOT_NOTED for a in acts):
@@ -327,19 +327,6 @@ class Machine:
         self._st = st
         self.in_reasoning = st.region is _REASONING
 
-    def _trace_marker(self, trace: Trace, rule: Rule, terminal: str, marker: str) -> None:
-        """A marker the stream consumes outside a call (see ``trace``)."""
-        acts = rule.acts
-        if self._calls.open is not None or self._st.region is _HEADER or any(a in _NOT_NOTED for a in acts):
-            return  # part of the call's text, or of a header
-        label = (
-            not acts
-            and self._st.region is self._c.states[rule.next].region
-            and terminal not in self._c.special
-            and _WORD.fullmatch(marker) is not None
-        )
-        trace.add("label" if label else "marker", self._at, self._at + len(marker))
-
     def _codec_step(self, call: Call, at: int) -> None:
         """After argument text (the codec stopped at output offset ``at``): a structured codec
         that ended or failed fires the state's rule (the format ends calls where their JSON
@@ -384,4 +371,3 @@ class Machine:
             self._calls.start(text + marker, self._header.at, self._st.name)
             self._calls.set_name(name, self._out)
         return state
-

@@ -18,7 +18,14 @@ Cost: O(1) per marker when on; off, one attribute test per marker and per field 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .spec import Act
+
+_WORD = re.compile(r"[\w\s'’.,:;!?-]*[^\W\d_][\w\s'’.,:;!?-]*")  # a word, not markup
+_OF_A_CALL_OR_HEADER = (Act.CALL_START, Act.HEADER_START)  # markers that begin a call's or a header's text
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,14 @@ class Trace:
         new.spans = self.spans[:]
         new._open, new._calls, new._spilled = self._open, self._calls, self._spilled
         return new
+
+    def applied(self, marker: str, at: int, acts: Sequence[Act], keeps_region: bool) -> None:
+        """A marker the table applied at ``at`` with no call open, outside a header: consumed,
+        unless it begins a call's or a header's text. ``keeps_region``: its rule has no action,
+        leaves the region as it was and is not a special token (a word then is a label)."""
+        if not any(a in _OF_A_CALL_OR_HEADER for a in acts):
+            label = keeps_region and _WORD.fullmatch(marker) is not None
+            self.spans.append(Span("label" if label else "marker", at, at + len(marker)))
 
     def add(self, kind: str, start: int, end: int) -> None:
         self.spans.append(Span(kind, start, end))

@@ -44,7 +44,7 @@ from typing import Any, cast
 from ..codecs.json_call import ENVELOPE, JsonArgsCodec, JsonEnvelope, JsonEnvelopeCodec, NamedArgs
 from ..engine.codec import CallCodec
 from ..engine.compile import CompiledFormat, StateTable
-from ..engine.lexer import marker_counts
+from ..engine.guards import marker_counts
 from ..engine.options import StreamOptions
 from ..engine.spec import REASONING, Act, Region, Rule
 from ..engine.tracker import random_call_id, valid_unicode
