@@ -335,16 +335,22 @@ def test_parquet_in_and_out_with_ids_and_resume(tmp_path: Path) -> None:
     expect = [
         {k: v for k, v in r.items() if k not in ("chat_template_kwargs", "reasoning_parser", "meta")} for r in rows
     ]
+    cut = 0
     for row, out in zip(expect, as_rows, strict=True):
         message, error = reference(row)
         got_message = out["message"]
-        if got_message is not None and not got_message["tool_calls"]:
-            got_message = {k: v for k, v in got_message.items() if k != "tool_calls"}
+        if got_message is not None:  # a struct has every field: the facts a message lacks are null
+            cut += got_message["unfinished_call"] is not None
+            got_message = {k: v for k, v in got_message.items() if v or k not in ("tool_calls", "unfinished_call")}
         assert without_ids(got_message) == without_ids(message)
         assert (out["error"] or {}).get("type") == error
+    assert cut == sum(1 for r in rows if r["id"] % 12 == 2) > 0  # every cut-off call kept in the file
     # the same rows as JSONL output, then a resumed Parquet output equal to the full one
     run = trisect_batch(str(tmp_path / "in.parquet"), "-o", str(tmp_path / "out.jsonl"), *job)
-    assert [r["id"] for r in read_jsonl(tmp_path / "out.jsonl")] == [r["id"] for r in rows]
+    as_jsonl = read_jsonl(tmp_path / "out.jsonl")
+    assert [r["id"] for r in as_jsonl] == [r["id"] for r in rows]
+    for row, out in zip(expect, as_jsonl, strict=True):
+        assert without_ids(out["message"]) == without_ids(reference(row)[0])
     pq.write_table(got.slice(0, 70), tmp_path / "part.parquet")
     run = trisect_batch(str(tmp_path / "in.parquet"), "-o", str(tmp_path / "part.parquet"), *job, "--resume")
     assert "(+70 already in the output)" in run.stderr
@@ -352,6 +358,25 @@ def test_parquet_in_and_out_with_ids_and_resume(tmp_path: Path) -> None:
     assert resumed.num_rows == got.num_rows
     assert resumed.column("id").to_pylist() == got.column("id").to_pylist()
     assert resumed.column("error").to_pylist() == got.column("error").to_pylist()
+
+
+@pytest.mark.batch
+def test_the_columns_hold_every_fact_of_a_message() -> None:
+    """``pa.array`` drops a key its struct type does not name without a word: each field of
+    ``Message`` (and of ``UnfinishedCall``) needs its field in the ``message`` column's type."""
+    pa = pytest.importorskip("pyarrow", reason="the batch extra: pip install -e '.[batch]'")
+    from trisect.many import arrow_types
+    from trisect.message.types import UnfinishedCall
+
+    message, error = arrow_types(pa)
+    fields = {message.field(i).name: message.field(i).type for i in range(message.num_fields)}
+    assert set(fields) == {"role", *trisect.Message.__dataclass_fields__}
+    cut = fields["unfinished_call"]
+    assert {cut.field(i).name for i in range(cut.num_fields)} == set(UnfinishedCall.__dataclass_fields__)
+    msg = Parser("qwen3", "hermes").parse(_call("x.py", 1)[:-20], tools=TOOLS)
+    assert msg.unfinished_call is not None  # the case this column exists for
+    column = pa.array([message_dict(msg)], type=message)
+    assert column.to_pylist()[0]["unfinished_call"] == msg.unfinished_call.to_dict()
 
 
 def test_the_message_carries_its_further_facts() -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "arrow_types",
     "chunked",
     "message_dict",
+    "message_from_columns",
     "ordered_map",
     "parse_arrow_table",
     "parse_json_lines",
@@ -108,6 +109,20 @@ def message_dict(msg: Message) -> dict[str, Any]:
                 value = asdict(value)
             out[name] = value
     return out
+
+
+def message_from_columns(message: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A ``message`` read back from an Arrow struct, in ``message_dict``'s shape: the facts it
+    does not have (null ``tool_calls``, a null cut-off call) left out again."""
+    if message is None:
+        return None
+    out = {k: v for k, v in message.items() if v is not None or k in _ALWAYS}
+    if not out.get("tool_calls"):
+        out.pop("tool_calls", None)
+    return out
+
+
+_ALWAYS = ("role", "content", "reasoning")  # the keys of every message, null or not
 
 
 class RowParser:
@@ -296,15 +311,22 @@ def parse_json_lines(rows: RowParser, chunk: Sequence[bytes | str]) -> tuple[byt
 
 def arrow_types(pa: Any) -> tuple[Any, Any]:
     """The Arrow types of the ``message`` and ``error`` columns (Parquet, Ray), built with the
-    caller's ``pyarrow`` module (the core does not import it)."""
+    caller's ``pyarrow`` module (the core does not import it).
+
+    A struct has every field in every row: a fact a message does not have (no tool calls, no
+    cut-off call) is null there, where ``message_dict`` leaves it out. ``pa.array`` drops a key
+    its struct does not name without a word, so each further fact of ``Message`` needs its field
+    here (``tests/test_batch.py`` checks that they match)."""
     function = pa.struct([("name", pa.string()), ("arguments", pa.string())])
     call = pa.struct([("id", pa.string()), ("type", pa.string()), ("function", function)])
+    unfinished = pa.struct([("text", pa.string()), ("reason", pa.string())])
     message = pa.struct(
         [
             ("role", pa.string()),
             ("content", pa.string()),
             ("reasoning", pa.string()),
             ("tool_calls", pa.list_(call)),
+            ("unfinished_call", unfinished),
         ]
     )
     error = pa.struct([("type", pa.string()), ("message", pa.string())])

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..many import BatchOptions, RowParser, parse_arrow_table
+from ..many import BatchOptions, RowParser, message_from_columns, parse_arrow_table
 from .files import BatchFileError
 
 
@@ -81,7 +81,11 @@ def run(
             if sink.kind == "parquet":
                 sink.write_table(table)
             else:
-                sink.write_rows(table.to_pylist())
+                # the struct's null facts left out again, as the local run writes its JSONL
+                out = table.to_pylist()
+                for row in out:
+                    row["message"] = message_from_columns(row["message"])
+                sink.write_rows(out)
         rows += table.num_rows
         failed += errors
         if progress is not None:

@@ -17,7 +17,9 @@
 ``reasoning``, ``tools``, ``tool_definitions``, ``tool_choice``, ``chat_template_kwargs``,
 ``text_field``, ``ids_field``, ``tokenizer`` — a tokenizer *object*, sent to each actor — and the
 per-row field names). Each call parses one batch (a ``pyarrow.Table``, a ``pandas.DataFrame`` or
-a dict of NumPy arrays) and returns it with a ``message`` and an ``error`` column: exactly one
+a dict of NumPy arrays) and returns it with a ``message`` and an ``error`` column (in a Table, of the
+struct types of ``trisect.many.arrow_types``; in a DataFrame, the same as ``pd.ArrowDtype``; in
+a NumPy batch, object arrays of dicts): exactly one
 result per row, a row that cannot be parsed gets its error and the rest go on. With
 ``json_lines="text"`` the batch's ``text`` column holds raw JSON lines (``ray.data.read_text``),
 each parsed as one input row (a line that is not JSON is that row's error), and the result is a
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..many import BatchOptions, RowParser, parse_arrow_table, parse_json_lines
+from ..many import BatchOptions, RowParser, arrow_types, parse_arrow_table, parse_json_lines
 
 
 class ParseBatch:
@@ -81,10 +83,17 @@ class ParseBatch:
 
             lines, failed = self._lines(list(frame[self.json_lines]))
             return pd.DataFrame({"line": lines, "failed": failed})
+        import pandas as pd
+        import pyarrow as pa
+
         results = self._results(frame.to_dict("records"))
+        # typed columns (the pyarrow batches' struct types): a column of dicts leaves the type
+        # to Ray's inference, which (Ray 2.60, messages with different keys) turned a row's
+        # missing message into one of empty strings
+        message, error = arrow_types(pa)
         out = frame.copy()
-        out["message"] = [m for m, _ in results]
-        out["error"] = [e for _, e in results]
+        out["message"] = pd.arrays.ArrowExtensionArray(pa.array([m for m, _ in results], type=message))
+        out["error"] = pd.arrays.ArrowExtensionArray(pa.array([e for _, e in results], type=error))
         return out
 
     def _numpy(self, batch: dict[str, Any]) -> dict[str, Any]:
