@@ -32,6 +32,7 @@ def test_the_test_extra_is_portable() -> None:
     extras = project["optional-dependencies"]
     assert not _names(extras["test"]) & MACHINE_SPECIFIC
     assert "llguidance" in _names(extras["test"]) and "mypy" in _names(extras["test"])
+    assert "pytest-xdist" in _names(extras["test"])  # the README's test command runs `pytest -n auto`
     assert _names(extras["xgrammar"]) == {"xgrammar"}
     # the core needs nothing but the standard library (tomli only stands in for 3.11's tomllib)
     assert project["dependencies"] == ["tomli>=1.1; python_version < '3.11'"]
@@ -46,14 +47,22 @@ def test_round_trip():
 """
 
 
+# the README's command runs the suite under pytest-xdist (`-n auto`): the rule must hold where the
+# report is made in a worker and sent to the controller too
+WORKERS = [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist")]
+
+
+@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("ci", ["true", ""])
-def test_a_skipped_heavy_suite_fails_under_ci(tmp_path: Path, ci: str) -> None:
+def test_a_skipped_heavy_suite_fails_under_ci(tmp_path: Path, ci: str, workers: list[str]) -> None:
+    if workers:
+        pytest.importorskip("xdist", reason="pytest-xdist (the [test] extra) is not installed")
     shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_heavy.py").write_text(HEAVY_TEST, encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    xgrammar: heavy\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "CI"} | ({"CI": ci} if ci else {})
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers, str(tmp_path)],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -25,4 +25,4 @@ def test_readme_first_screen_has_the_two_commands() -> None:
     commands = [line for line in head if line.startswith("python3 -m venv .venv")]
     assert len(commands) == 2
     assert commands[0].endswith("trisect demo --live") and "'.[serve]'" in commands[0]
-    assert commands[1].endswith("python -m pytest")
+    assert commands[1].endswith("python -m pytest -n auto")
