@@ -17,6 +17,11 @@ class FormatError(TrisectError):
     """A format name is unknown, or a format description is inconsistent."""
 
 
+class DetectionError(FormatError):
+    """Formats were to be detected from a chat template and detection could not tell one of
+    them (that part is unknown): the message names the option that names it instead."""
+
+
 class RequestError(TrisectError, ValueError):
     """Request options are invalid (unknown option, wrong type, contradictory choices)."""
 

@@ -8,6 +8,14 @@ text), the rendered ``prompt`` (text; a list of chat messages is not read) and t
 when a file mixes models (vLLM's ``reasoning_parser`` / ``tool_call_parser``); a key the row lacks
 (or holds ``null`` in) takes the job's default.
 
+Formats from the chat template: with ``chat_template`` (a model directory, GGUF file,
+``tokenizer_config.json``, ``.jinja`` file or the template text) the job's formats not named by
+``reasoning`` / ``tools`` are ``trisect.detect``'s (``job_formats``, once, before any row is
+read); a part detection calls unknown is a ``DetectionError`` naming the option to pass.
+Registered formats go to the workers by name; a synthesised one (a ``FormatSpec`` with closures,
+which does not pickle) is rebuilt in each worker from the loaded template (detection is
+deterministic and cached per process).
+
 Every row gives exactly one result: the row with ``message`` (the OpenAI message shape of
 ``Message.to_dict()``, plus any further facts the message carries) and ``error`` (``None``, or
 ``{"type": …, "message": …}``). A row that cannot be parsed (a missing field, an unknown format,
@@ -35,19 +43,25 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from itertools import islice
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from .engine.spec import FormatSpec
 from .errors import StreamError, TrisectError
 from .message import Message
 from .parser import Parser
+
+if TYPE_CHECKING:
+    from .detect import Detection
 
 __all__ = [
     "BatchOptions",
     "RowParser",
     "arrow_types",
     "chunked",
+    "job_formats",
     "message_dict",
     "message_from_columns",
     "ordered_map",
@@ -79,6 +93,9 @@ class BatchOptions:
     prompt_field: str = "prompt"
     reasoning_field: str = "reasoning_parser"
     tool_parser_field: str = "tool_call_parser"
+    # what trisect.detect reads (a path, the template text, or a loaded ChatTemplate): the formats
+    # not named above come from it (see the module docstring)
+    chat_template: Any = None
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> BatchOptions:
@@ -88,6 +105,51 @@ class BatchOptions:
         if unknown:
             raise TypeError(f"unknown batch option(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
         return cls(**options)
+
+
+PYTHON_OPTIONS = {"reasoning": "reasoning=", "tools": "tools="}  # what a DetectionError tells to pass
+
+
+def job_formats(
+    options: BatchOptions, flags: Mapping[str, str] = PYTHON_OPTIONS
+) -> tuple[BatchOptions, Detection | None]:
+    """The job with the formats its ``chat_template`` implies for the parts it does not name,
+    and the detection (``None`` when nothing was detected). Registered and absent parts become
+    names and ``chat_template`` is dropped; a synthesised part keeps it, as the loaded template,
+    for each ``RowParser`` to rebuild the format from. An unknown part is a ``DetectionError``
+    naming its option (``flags``: part -> option, e.g. ``--tools`` for the CLI)."""
+    missing = [part for part, named in (("reasoning", options.reasoning), ("tools", options.tools)) if not named]
+    if options.chat_template is None or not missing:
+        return replace(options, chat_template=None), None
+    from .detect import SYNTHESISED, detect
+    from .templates import ChatTemplate, load_template
+
+    template = options.chat_template
+    if not isinstance(template, ChatTemplate) and isinstance(template, (str, Path)):
+        template = load_template(template)
+    detection = detect(template)
+    detection.require(missing, flags=flags)
+    names: dict[str, Any] = {}
+    rebuild = False
+    for part in missing:
+        found = detection.reasoning_part if part == "reasoning" else detection.tools_part
+        if found.status == SYNTHESISED:
+            rebuild = True  # by the RowParser: a synthesised spec does not pickle
+        else:
+            names[part] = found.name  # a registered name, or None (the template has no such part)
+    return replace(options, **names, chat_template=template if rebuild else None), detection
+
+
+def _default_formats(options: BatchOptions) -> tuple[str | FormatSpec | None, str | FormatSpec | None]:
+    """The job's formats in this process: names, or the specs detection synthesised."""
+    if options.chat_template is None:
+        return options.reasoning, options.tools
+    options, detection = job_formats(options)
+    if detection is None:
+        return options.reasoning, options.tools
+    reasoning = options.reasoning or detection.reasoning_spec
+    tools = options.tools or detection.tools_spec
+    return reasoning, tools
 
 
 def _error(kind: str, message: str) -> Result:
@@ -131,7 +193,8 @@ class RowParser:
 
     def __init__(self, options: BatchOptions) -> None:
         self.options = options
-        self._parsers: dict[tuple[str | None, str | None, bool], Parser] = {}
+        self.formats = _default_formats(options)  # the job's (reasoning, tools): names or specs
+        self._parsers: dict[tuple[object, object, bool], Parser] = {}
         self._json: dict[str, Any] = {}
 
     def tokenizer(self) -> Any:
@@ -139,8 +202,9 @@ class RowParser:
             raise _RowError("MissingTokenizer", "rows with token ids need a tokenizer (--tokenizer FILE)")
         return self.options.tokenizer
 
-    def parser(self, reasoning: str | None, tools: str | None, with_ids: bool) -> Parser:
-        key = (reasoning, tools, with_ids)
+    def parser(self, reasoning: str | FormatSpec | None, tools: str | FormatSpec | None, with_ids: bool) -> Parser:
+        # a spec (unhashable) is one of self.formats, alive as long as this row parser: its id
+        key = (_key(reasoning), _key(tools), with_ids)
         parser = self._parsers.get(key)
         if parser is None:
             parser = Parser(reasoning, tools, tokenizer=self.tokenizer() if with_ids else None)
@@ -203,8 +267,8 @@ class RowParser:
         prompt = _given(row, o.prompt_field)
         if isinstance(prompt, str):
             options["prompt_text"] = prompt
-        reasoning = _given(row, o.reasoning_field) or o.reasoning
-        tool_format = _given(row, o.tool_parser_field) or o.tools
+        reasoning = _given(row, o.reasoning_field) or self.formats[0]
+        tool_format = _given(row, o.tool_parser_field) or self.formats[1]
         if ids is None:
             return message_dict(self.parser(reasoning, tool_format, False).parse(text, **options))
         ids = _token_ids(ids, o.ids_field)
@@ -218,6 +282,10 @@ class RowParser:
         except Exception as exc:  # the tokenizer's own error for an id it does not know
             raise _RowError("TokenIdError", f"{o.ids_field} do not decode: {type(exc).__name__}: {exc}") from None
         return message_dict(msg)
+
+
+def _key(fmt: str | FormatSpec | None) -> object:
+    return fmt if fmt is None or isinstance(fmt, str) else id(fmt)
 
 
 class _RowError(Exception):
@@ -399,10 +467,11 @@ def parse_many(
 
     ``options`` are ``BatchOptions`` fields: ``reasoning``, ``tools`` (the format names),
     ``tool_definitions``, ``tool_choice``, ``chat_template_kwargs``, ``text_field`` (default
-    ``"output"``), ``ids_field``, ``tokenizer`` (a tokenizer object), the per-row field names.
+    ``"output"``), ``ids_field``, ``tokenizer`` (a tokenizer object), the per-row field names,
+    ``chat_template`` (the formats not named are detected from it; see the module docstring).
     ``workers``: processes (``None``: one per core; 1: this process).
     """
-    job = BatchOptions.of(options)
+    job, _ = job_formats(BatchOptions.of(options))  # here, not in the workers: a DetectionError is the caller's
     pending: deque[list[Mapping[str, Any]]] = deque()
     keys = {job.text_field, job.tools_field, job.tool_choice_field, job.kwargs_field}
     keys |= {job.prompt_field, job.reasoning_field, job.tool_parser_field}

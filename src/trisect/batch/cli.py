@@ -3,6 +3,7 @@
     trisect batch rollouts.jsonl -o parsed.jsonl --reasoning qwen3 --tools hermes --tools-file tools.json
     trisect batch rollouts.parquet -o parsed.parquet --text-field response --ids-field response_ids \\
         --tokenizer tokenizer.json --workers 8
+    trisect batch rollouts.jsonl -o parsed.jsonl --model path/to/model   # formats from its chat template
 
 Rows, fields and errors: ``trisect.many``; files, resume and partial outputs: ``files``. A progress
 bar (rows/s, ETA) goes to stderr when it is a terminal, never into a pipe. The last line on
@@ -10,6 +11,11 @@ stderr says how many rows were parsed and how many failed. Exit status: 0 when n
 1 when some did (each has its ``error``), 2 when the run could not start or stopped on an error
 of its own, 130 when interrupted (Ctrl-C or SIGTERM: the output so far is valid and ``--resume``
 continues it). ``--ray`` runs the same job on Ray Data (``ray``).
+
+``--model`` / ``--chat-template``: the formats not named by ``--reasoning`` / ``--tools`` are
+detected from the chat template (``trisect.many.job_formats``, ``trisect.detect``), and one line
+on stderr says what was chosen; a part detection cannot tell stops the run before it starts
+(status 2), naming the option to pass.
 """
 
 from __future__ import annotations
@@ -25,9 +31,11 @@ from types import FrameType
 from typing import Any
 
 from ..errors import TrisectError
-from ..many import BatchOptions, ordered_map, parse_json_lines, parse_rows
+from ..many import BatchOptions, job_formats, ordered_map, parse_json_lines, parse_rows
 from .files import BatchFileError, JsonlSink, ParquetSource, open_sink, open_source
 from .tokenizer import TokenizerFileError, load_tokenizer
+
+FLAGS = {"reasoning": "--reasoning", "tools": "--tools"}  # the options a DetectionError tells to pass
 
 
 def add_parser(sub: Any) -> None:
@@ -37,6 +45,13 @@ def add_parser(sub: Any) -> None:
     b.add_argument("-o", "--output", required=True, help="output file (.jsonl or .parquet), or - for stdout")
     b.add_argument("--reasoning", help="reasoning format (as vLLM's --reasoning-parser)")
     b.add_argument("--tools", help="tool-call format (as vLLM's --tool-call-parser)")
+    b.add_argument(
+        "--model",
+        metavar="PATH",
+        help="model directory, GGUF file or tokenizer_config.json: the formats not named by --reasoning / "
+        "--tools are detected from its chat template; its tokenizer.json decodes --ids-field",
+    )
+    b.add_argument("--chat-template", metavar="FILE", help="chat template to detect the formats from (over --model's)")
     b.add_argument("--tools-file", help="JSON file with the OpenAI tool definitions of rows without their own")
     b.add_argument("--tool-choice", help="tool_choice of rows without their own (auto, none, required, or JSON)")
     b.add_argument(
@@ -83,13 +98,16 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
     choice = args.tool_choice
     if choice is not None and choice.lstrip().startswith("{"):
         choice = _json_arg(choice, "--tool-choice")
+    tokenizer = args.tokenizer
+    if tokenizer is None and args.model and args.ids_field and (Path(args.model) / "tokenizer.json").is_file():
+        tokenizer = str(Path(args.model) / "tokenizer.json")  # the model directory's, as trisect serve does
     return BatchOptions(
         reasoning=args.reasoning,
         tools=args.tools,
         tool_definitions=tool_definitions,
         tool_choice=choice,
         chat_template_kwargs=_json_arg(args.chat_template_kwargs, "--chat-template-kwargs"),
-        tokenizer=load_tokenizer(args.tokenizer, args.special_tokens) if args.tokenizer else None,
+        tokenizer=load_tokenizer(tokenizer, args.special_tokens) if tokenizer else None,
         text_field=args.text_field,
         ids_field=args.ids_field,
         tools_field=args.tools_field,
@@ -98,6 +116,7 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
         prompt_field=args.prompt_field,
         reasoning_field=args.reasoning_field,
         tool_parser_field=args.tool_parser_field,
+        chat_template=args.chat_template or args.model,
     )
 
 
@@ -129,7 +148,9 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
-        options = options_from(args)
+        options, detection = job_formats(options_from(args), FLAGS)
+        if detection is not None:
+            sys.stderr.write(f"trisect batch: detected from the chat template: {detection.summary()}\n")
         source = open_source(args.input)
         sink = open_sink(args.output, source, resume=args.resume)
     except (BatchFileError, TokenizerFileError, TrisectError, OSError) as exc:

@@ -18,10 +18,12 @@ reasoning turn), 0.6 synthesised, 0.0 unknown.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.spec import FormatSpec
+from ..errors import DetectionError
 
 CONFIRMED = "confirmed"
 SYNTHESISED = "synthesised"
@@ -57,6 +59,9 @@ class Part:
             "suggested": list(self.suggested),
             "evidence": list(self.evidence),
         }
+
+
+_FLAGS = {"reasoning": "--reasoning-parser", "tools": "--tool-call-parser"}  # vLLM's (and serve's) options
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,32 @@ class Detection:
         from ..parser import Parser
 
         return Parser(reasoning=self.reasoning_spec, tools=self.tools_spec, **kwargs)
+
+    def summary(self) -> str:
+        """One line for a shell to log: each part's name (or its status), and the status where a
+        name was not confirmed (``reasoning qwen3, tools synth-tools (synthesised)``)."""
+        shown = []
+        for label, part in (("reasoning", self.reasoning_part), ("tools", self.tools_part)):
+            text = f"{label} {part.name or part.status}"
+            shown.append(f"{text} ({part.status})" if part.name and part.status != CONFIRMED else text)
+        return ", ".join(shown)
+
+    def require(self, parts: Iterable[str] = ("reasoning", "tools"), *, flags: Mapping[str, str] = _FLAGS) -> None:
+        """``DetectionError`` if one of ``parts`` (``"reasoning"``, ``"tools"``) is unknown: for a
+        shell that must not run without it. The message names the option that names the part
+        (``flags``: part -> option) and the formats the template's markers suggest."""
+        unknown = []
+        for name in parts:
+            part = self.reasoning_part if name == "reasoning" else self.tools_part
+            if part.status == UNKNOWN:
+                what = "reasoning format" if name == "reasoning" else "tool-call format"
+                hint = f", its markers suggest {' or '.join(part.suggested)}" if part.suggested else ""
+                unknown.append(f"a {what} detection cannot confirm (pass {flags.get(name, name)} NAME{hint})")
+        if unknown:
+            raise DetectionError(
+                f"the chat template of {self.source or 'the model'} shows {' and '.join(unknown)}; "
+                "`trisect detect` shows the evidence"
+            )
 
     def vllm_flags(self) -> list[str]:
         """The ``vllm serve`` flags the detection implies (registered formats only)."""

@@ -108,12 +108,8 @@ def _log_detection(detection: Detection) -> None:
     """One line on stderr: what detection chose, so a wrong guess is visible (and overridable)."""
     import sys
 
-    parts = []
-    for label, part in (("reasoning", detection.reasoning_part), ("tools", detection.tools_part)):
-        shown = f"{label} {part.name or part.status}"
-        parts.append(f"{shown} ({part.status})" if part.name and part.status != "confirmed" else shown)
     note = "; pass --reasoning-parser / --tool-call-parser to override" if detection.unknown else ""
-    sys.stderr.write(f"trisect serve: detected from the chat template: {', '.join(parts)}{note}\n")
+    sys.stderr.write(f"trisect serve: detected from the chat template: {detection.summary()}{note}\n")
 
 
 def load_model(
