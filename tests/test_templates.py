@@ -51,6 +51,62 @@ def test_tojson_takes_indent_separators_and_sort_keys() -> None:
     assert t.render([], x={"b": 1, "a": "é"}) == '{\n  "a": "é",\n  "b": 1\n}|{"b":1,"a":"é"}'
 
 
+def test_tojson_writes_an_iterator_as_the_list_it_yields() -> None:
+    t = ChatTemplate("{{ tools | map(attribute='function') | tojson }}|{{ {'on': xs | select | list} | tojson }}")
+    want = json.dumps([tool["function"] for tool in TOOLS], ensure_ascii=False)
+    assert t.render([], tools=TOOLS, xs=[0, 2, 3]) == want + '|{"on": [2, 3]}'
+    nested = ChatTemplate("{{ {'names': tools | map(attribute='function') | map(attribute='name')} | tojson }}")
+    assert nested.render([], tools=TOOLS) == '{"names": ["get_weather"]}'
+    with pytest.raises(TemplateError, match="not JSON serializable"):
+        ChatTemplate("{{ x | tojson }}").render([], x=object())
+
+
+def test_the_llama_cpp_r1_template_writes_its_tools_as_a_json_list() -> None:
+    # its text: "...the user's requests: {{tools | map(attribute='function') | tojson(indent=2)}}"
+    prompt = load_template(TEMPLATES / "llama-cpp-deepseek-r1.jinja").render([USER], tools=TOOLS)
+    functions = json.dumps([tool["function"] for tool in TOOLS], ensure_ascii=False, indent=2)
+    assert f"the following function tools to satisfy the user's requests: {functions}\n" in prompt
+
+
+# Every real template under tests/data/templates (the 31 llama.cpp copies of /work/shared/data's
+# templates/llama.cpp/ and vLLM's example tool templates) renders three requests: a question, the
+# question with tools, and a turn with a tool call and its result. The arguments are an object,
+# as transformers' chat template docs pass them.
+ALL_TEMPLATES = sorted(TEMPLATES.glob("*.jinja"))
+CALL = {
+    "role": "assistant",
+    "content": "",
+    "tool_calls": [{"id": "call12345", "type": "function", "function": {"name": "get_weather",
+                                                                         "arguments": {"city": "Paris"}}}],
+}
+RESULT = {"role": "tool", "tool_call_id": "call12345", "name": "get_weather", "content": "sunny, 21 C"}
+# renders a call only for an assistant message whose content is None, concatenating the arguments
+# as a string ('+ tool['function']['arguments'] +'): an object there is a TypeError
+CALLS_AS_STRINGS = {"deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja"}
+
+
+@pytest.mark.parametrize("path", ALL_TEMPLATES, ids=[p.name for p in ALL_TEMPLATES])
+def test_every_template_renders(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    template = ChatTemplate(source, special_tokens={"bos_token": "<s>", "eos_token": "</s>"})
+    if "tool_use" not in path.name:  # a tool_use template is rendered only with tools (it loops over them)
+        assert USER["content"] in template.render([USER], add_generation_prompt=True)
+    with_tools = template.render([USER], tools=TOOLS, add_generation_prompt=True)
+    assert USER["content"] in with_tools
+    if "tools" in source:
+        assert "get_weather" in with_tools
+    if path.name in CALLS_AS_STRINGS:
+        call = {**CALL, "content": None, "tool_calls": [{**CALL["tool_calls"][0], "function": {
+            "name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]}
+    else:
+        call = CALL
+    turn = template.render([USER, call, RESULT], tools=TOOLS, add_generation_prompt=True)
+    after_question = turn.split(USER["content"], 1)[1]
+    assert "sunny, 21 C" in after_question
+    if "tool_calls" in source:
+        assert "Paris" in after_question
+
+
 def test_raise_exception_is_a_template_error() -> None:
     t = ChatTemplate("{% if messages[0].role != 'user' %}{{ raise_exception('first must be user') }}{% endif %}ok")
     assert t.render([USER]) == "ok"

@@ -7,7 +7,9 @@ The semantics engines rely on (vLLM renders through transformers), each one a te
   mask tracker); unlike transformers' immutable sandbox, lists may be appended to (the
   Kimi-K2-Thinking template queues tool-call ids with ``list.append``);
 * ``tojson`` is ``json.dumps`` with ``ensure_ascii=False`` and no HTML escaping, taking
-  ``indent``, ``separators`` and ``sort_keys``;
+  ``indent``, ``separators`` and ``sort_keys``; an iterator (what ``map``, ``select`` and
+  ``reject`` return: ``tools | map(attribute='function') | tojson``) is written as the list it
+  yields, as llama.cpp's renderer, which such templates are written for, writes it;
 * ``raise_exception(message)`` raises ``TemplateError``; ``strftime_now(format)`` formats the
   current time (``ChatTemplate.now`` fixes it, for reproducible renders);
 * the variables are ``messages``, ``tools``, ``documents``, ``add_generation_prompt``, the special
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -40,7 +42,16 @@ def _tojson(
     separators: tuple[str, str] | None = None,
     sort_keys: bool = False,
 ) -> str:
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys, default=_listed
+    )
+
+
+def _listed(value: Any) -> list[Any]:
+    """``json.dumps``' fallback: a lazy sequence (Jinja's filters return generators) is its list."""
+    if isinstance(value, Iterator):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _raise(message: str) -> None:
