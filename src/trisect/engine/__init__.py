@@ -16,7 +16,9 @@ Rules, all formats alike (each implemented in the module named in brackets):
   never more than the longest live-marker prefix, and released as soon as it cannot. A marker
   that is complete but is also the start of a longer live marker waits for the next delta
   (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut. [lexer, stream]
-* A terminal with no table entry in the current state is ordinary text of that state. [stream]
+* A terminal with no table entry in the current state is ordinary text of that state. A
+  state with a ``FIRST_TEXT`` rule is left by its first text, which is read in the next
+  state (a label that counts only where a block begins: Gemma 4's ``thought``). [stream]
 * With a tokenizer and token ids, a special-token marker counts only where its token id is:
   text that spells the marker with ordinary tokens stays text. Ids may arrive before their
   text (detokenizer hold-back); the terminal then waits for its text, so events keep text

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import FormatError
-from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, PSEUDO, REASONING, FormatSpec, Region, Rule
+from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, FIRST_TEXT, PSEUDO, REASONING, FormatSpec, Region, Rule
 from .tokenizer import Vocab
 
 
@@ -48,15 +48,21 @@ class StateTable:
     # token ids flow and a special token is pending: the live markers plus the special-token
     # markers with no entry here (text of this state, but their ids must be used up in place)
     ids_lex: Lexicon | None = None
+    text_rule: Rule | None = None  # transition on the state's first text (``spec.FIRST_TEXT``)
 
 
-def _lexicon(strings: list[str]) -> Lexicon:
+_ANY = re.compile(r"[\s\S]")
+
+
+def _lexicon(strings: list[str], any_start: bool = False) -> Lexicon:
+    """``any_start``: every character may start structure (a state that text leaves, ``FIRST_TEXT``),
+    so no fast path takes its text."""
     if not strings:
-        return Lexicon(None, frozenset(), 0, None)
+        return Lexicon(None, frozenset(), 0, _ANY if any_start else None)
     ordered = sorted(set(strings), key=lambda s: (-len(s), s))
     pattern = re.compile("|".join(re.escape(s) for s in ordered))
     prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
-    starts = re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
+    starts = _ANY if any_start else re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
     return Lexicon(pattern, prefixes, max((len(p) for p in prefixes), default=0), starts)
 
 
@@ -152,13 +158,16 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         all_strings = [s for t in live for s in spec.terminals[t]]
         plain_strings = [s for t in live if t not in special for s in spec.terminals[t]]
         inert_strings = [s for t in special if t not in live for s in spec.terminals[t]]
+        text_rule = spec.table.get((state, FIRST_TEXT))
+        anyc = text_rule is not None
         states[state] = StateTable(
             name=state,
             region=region,
             rules=live,
-            text_lex=_lexicon(all_strings),
-            plain_lex=_lexicon(plain_strings),
-            ids_lex=_lexicon(all_strings + inert_strings) if inert_strings else None,
+            text_lex=_lexicon(all_strings, anyc),
+            plain_lex=_lexicon(plain_strings, anyc),
+            ids_lex=_lexicon(all_strings + inert_strings, anyc) if inert_strings else None,
+            text_rule=text_rule,
             done_rule=spec.table.get((state, ARGS_DONE)),
             failed_rule=spec.table.get((state, ARGS_FAILED), spec.table.get((state, ARGS_DONE))),
         )
@@ -168,7 +177,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
     todo = list(seen)
     while todo:
         s = todo.pop()
-        extra = [r for r in (states[s].done_rule, states[s].failed_rule) if r is not None]
+        extra = [r for r in (states[s].done_rule, states[s].failed_rule, states[s].text_rule) if r is not None]
         for rule in list(states[s].rules.values()) + extra:
             if rule.next not in seen:
                 seen.add(rule.next)

@@ -55,7 +55,8 @@ def key_follows(data: str, i: int, n: int, key_end: str, final: bool, accepts: C
 
 def marker_counts(rule: Rule, codec: CallCodec | None, data: str, b: int, n: int, final: bool) -> bool | None:
     """Does the guarded marker (``Rule.guarded``) ending at ``data[b]`` count, with no call open
-    (``codec`` None) or inside the raw value of ``codec``? ``None``: not decidable yet."""
+    or in a name region (``codec`` None), or inside the raw value of ``codec``? ``None``: not
+    decidable yet."""
     if codec is None:
         return follows(data, b, n, rule.follow, final) if rule.follow else True
     if rule.value_text:

@@ -147,6 +147,12 @@ class Machine:
                         continue
             lexicon = lex.lexicon(st)
             m = lexicon.pattern.search(data, scan) if lexicon.pattern is not None else None
+            if st.text_rule is not None:
+                text_end = m.start() if m is not None else n if final else holdback(data, scan, n, lexicon)
+                if text_end > pos:  # the state's first text leaves it, and is read in the next one
+                    self._apply(st.text_rule, "", "")
+                    scan = pos
+                    continue
             if m is None:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
                 if keep > pos:
@@ -179,8 +185,10 @@ class Machine:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data[pos:a])
                     pos = a
-                if call is None or call.codec.in_value:
-                    verdict = marker_counts(rule, call.codec if call is not None else None, data, b, n, final)
+                # in a name region the marker could be name text: guarded as with no call open
+                value = call.codec if call is not None and call.codec.in_value else None
+                if call is None or value is not None or st.region is _NAME:
+                    verdict = marker_counts(rule, value, data, b, n, final)
                     if verdict is None:  # wait for what comes after the marker (its id stays queued)
                         lex.hold = data[a:]
                         break

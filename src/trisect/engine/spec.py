@@ -67,17 +67,21 @@ REASONING = "REASONING"
 CONTENT = "CONTENT"
 ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own structure
 ARGS_FAILED = "ARGS_FAILED"  # pseudo-terminal: the codec failed (default: the ARGS_DONE rule)
-PSEUDO = (ARGS_DONE, ARGS_FAILED)
+# pseudo-terminal: the state's first text takes this rule and is read in the next state (a
+# label that counts only where the state begins: Gemma 4's ``thought`` after ``<|channel>``)
+FIRST_TEXT = "FIRST_TEXT"
+PSEUDO = (ARGS_DONE, ARGS_FAILED, FIRST_TEXT)
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     """A transition, and when its marker counts where it could be text.
 
-    ``follow``: matched as text while the argument codec is inside a value or while no call is
-    open, the marker counts only if what comes next (after whitespace) starts with one of these
-    strings, or (no call open, or ``follow_end``) the output ends there; otherwise it is text (a
-    file that contains ``</parameter>`` mid-line; a ``;`` in prose after a Llama call). Inside a
+    ``follow``: matched as text while the argument codec is inside a value, in a name region or
+    while no call is open, the marker counts only if what comes next (after whitespace) starts
+    with one of these strings, or (no call open, a name region, or ``follow_end``) the output ends
+    there; otherwise it is text (a file that contains ``</parameter>`` mid-line; a ``;`` in prose
+    after a Llama call; Mistral's ``[`` in a name region that is not a list). Inside a
     value the end of the output counts only with ``follow_end``: a cut-off value never completes
     a call, except at the closer of the element the calls live in, which nothing but the call's
     end can follow (``<arg_value>Berlin</tool_call>``).
@@ -200,6 +204,9 @@ class FormatSpec:
                 raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown state")
             if terminal not in self.terminals and terminal not in PSEUDO:
                 raise FormatError(f"{self.name}: table entry ({state}, {terminal}) names an unknown terminal")
+        for terminal in self.terminals:
+            if terminal in PSEUDO:
+                raise FormatError(f"{self.name}: {terminal} names a pseudo-terminal, not a marker")
         for terminal in self.special:
             if terminal not in self.terminals:
                 raise FormatError(f"{self.name}: special terminal {terminal} is not declared")

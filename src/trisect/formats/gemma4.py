@@ -6,11 +6,13 @@ Wire format::
     REASONING<channel|>CONTENT
 
 The output starts in content; ``<|channel>`` opens a reasoning block whose channel name
-``thought`` (with the newline after it, in every block) is dropped; the text of any other
-channel name stays reasoning. ``<channel|>`` ends the block; a stray one in content is
-absorbed. ``enable_thinking`` (default true) decides whether the model is asked to think, not
-the initial state: thinking is opted into by the channel. ``<|channel>`` / ``<channel|>`` are
-special tokens of the Gemma 4 vocabulary (tests: synthetic tokenizer).
+``thought`` (with the newline after it, in every block) is dropped where the block begins;
+the text of any other channel name stays reasoning, and so does ``thought`` anywhere else
+(``I thought about it``: the label is the block's first text or nothing). ``<channel|>`` ends
+the block; a stray one in content is absorbed. ``enable_thinking`` (default true) decides
+whether the model is asked to think, not the initial state: thinking is opted into by the
+channel. ``<|channel>`` / ``<channel|>`` are special tokens of the Gemma 4 vocabulary (tests:
+synthetic tokenizer).
 
 Reference: FORMATS.md ``gemma4`` (vLLM Gemma4 engine config: THINK_START ``<|channel>``,
 THINK_END ``<channel|>``, initial CONTENT, strips ``thought\\n``).
@@ -18,7 +20,7 @@ THINK_END ``<channel|>``, initial CONTENT, strips ``thought\\n``).
 
 from __future__ import annotations
 
-from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.spec import CONTENT, FIRST_TEXT, REASONING, Act, FormatSpec, Region, rules
 
 HEADER = "CHANNEL_HEADER"
 
@@ -34,6 +36,7 @@ FORMATS = [
             (CONTENT, "THINK_START", HEADER, ()),
             (CONTENT, "THINK_END", CONTENT, ()),
             (HEADER, "THOUGHT", REASONING, ()),
+            (HEADER, FIRST_TEXT, REASONING, ()),  # the label counts only where the block begins
             (HEADER, "THINK_START", HEADER, ()),
             (HEADER, "THINK_END", CONTENT, (Act.REASONING_END,)),
             (REASONING, "THINK_START", REASONING, ()),

@@ -59,7 +59,9 @@ FORMATS = [
             ("TOOL_NAME", "OPEN_BRACE", "TOOL_ARGS", (Act.NAME_END, Act.ARG_MARKER)),
             ("TOOL_ARGS", ARGS_DONE, CONTENT, (Act.CALL_END,)),
             # [TOOL_CALLS] then a JSON list of envelopes
-            ("TOOL_NAME", "OPEN_BRACKET", "LIST", (Act.CALL_DROP,)),
+            # a "[" in the name region opens the list only before its first object (or its end):
+            # "[TOOL_CALLS] b[/INST]c" is a name region holding "[", not a list
+            ("TOOL_NAME", "OPEN_BRACKET", "LIST", (Act.CALL_DROP,), ("{", "]")),
             ("LIST", "OPEN_BRACE", "LIST_ITEM", (Act.CALL_START, Act.ARG_MARKER)),
             ("LIST", "CLOSE_BRACKET", CONTENT, ()),
             ("LIST_ITEM", ARGS_DONE, "LIST_NEXT", (Act.CALL_END,)),

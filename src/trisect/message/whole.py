@@ -364,6 +364,10 @@ class _Walk:
                     self._after_codec(call, j)
                     continue
             hit = self._search(st, text, scan, n) if st.rules else None
+            if st.text_rule is not None and (hit[0] if hit is not None else n) > pos:
+                self._apply(st.text_rule, "", "", pos)  # the state's first text leaves it
+                scan = pos
+                continue
             if hit is None:
                 if pos < n:
                     if self.in_block and self.call is None and st.region is _SKIP:
@@ -379,8 +383,9 @@ class _Walk:
                     self._text(text[pos:a])
                     pos = a
                 call = self.call
-                if call is None or (call.codec is not None and call.codec.in_value):
-                    if not marker_counts(rule, call.codec if call is not None else None, text, b, n, True):
+                value = call.codec if call is not None and call.codec is not None and call.codec.in_value else None
+                if call is None or value is not None or st.region is _NAME:
+                    if not marker_counts(rule, value, text, b, n, True):
                         scan = a + 1
                         continue
             if a > pos:
