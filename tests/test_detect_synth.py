@@ -38,7 +38,6 @@ MISTRAL_REASONING = {
 }
 MINIMAX_NAMES = {"mm2-malformed-unknown-tool", "mm2-malformed-unknown-tool-second"}  # validate_names
 DSML = {
-    "dsv32-empty-block-is-content",
     "dsv32-rt-multiline-value",  # values are kept untrimmed (the render writes none to trim)
     "dsv32-rt-marker-text-inside-value",
     "dsv32-string-true-keeps-whitespace",
@@ -61,9 +60,6 @@ MISTRAL_V11_ONLY = {  # the template renders the v11 wire; the cases also cover 
     "mi-v3-hand-ids-markers-as-ordinary-tokens",
     "mi-v11-rt-small32-call-ids",  # [CALL_ID] (Small 3.2) is not in Devstral's template
     "mi-v11-hand-name-brace-without-args-marker",
-    # cut at '[A' of '[ARGS]': the hand format's '[' opens a list after the name (content), the
-    # rebuilt one has no list: its call is cut off (issue 10 §3: not content)
-    "mistral+mistral-truncated-in-call",
 }
 
 # (template, kind, the family's case ids that parse differently, with the reasons above)

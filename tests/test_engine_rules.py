@@ -10,8 +10,9 @@ import pytest
 from support import tokenizers as tk
 from trisect import Delta, Message, MessageBuilder, Parser, RequestError, StreamError, UnfinishedCall
 from trisect.chat import ChatStream, chat_completion
+from trisect.engine.trace import Span
 from trisect.formats import all_formats
-from trisect.testing import Case, CaseFailure, check_case, check_nothing_lost, check_truncations
+from trisect.testing import Case, CaseFailure, check_case, check_nothing_lost, check_truncations, losses
 
 
 def _tool(name: str, props: dict) -> dict:
@@ -151,22 +152,36 @@ def test_nothing_lost_passes_where_every_character_is_accounted_for() -> None:
             "<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Hi",
         ),
         ("qwen3", "hermes", "stray </think> text"),
+        # the classes issue 10 lists, fixed (tests/test_nothing_lost.py)
+        (None, "mistral", "[TOOL_CALLS] b[/INST]c"),
+        ("gemma4", None, "<|channel>I thought about it<channel|>Answer"),
+        (None, "deepseek_v31", "Let me look that up.<｜tool▁calls▁begin｜>get_weather"),
+        (None, "deepseek_v3", "Look.<｜tool▁calls▁begin｜>nothing<｜tool▁calls▁end｜>"),
     ]:
         check_nothing_lost(_case(reasoning, fmt, output, tools=TOOLS))
 
 
 @pytest.mark.parametrize(
-    ("reasoning", "fmt", "output", "why"),
+    ("output", "message", "spans", "why"),
     [
-        # a '[' in the name region opens a list that is not one: its ']' is swallowed
-        (None, "mistral", "[TOOL_CALLS] b[/INST]c", "envelope"),
-        ("gemma4", None, "<|channel>I thought about it<channel|>Answer", "label"),  # 'thought' deleted from text
-        (None, "deepseek_v31", "Let me look that up.<｜tool▁calls▁begin｜>get_weather", "envelope"),
+        # the outputs issue 10 lists, parsed as they were before their fix (tests/test_nothing_lost.py)
+        ("[TOOL_CALLS] b[/INST]c", Message(content="b[/INSTc"), [Span("marker", 0, 12)], "lost"),
+        (
+            "<|channel>I thought about it<channel|>Answer",
+            Message(reasoning="I  about it", content="Answer"),
+            [Span("marker", 0, 10), Span("label", 12, 19), Span("marker", 28, 38)],
+            "label",
+        ),
+        (
+            "Look.<b>get</b>",
+            Message(content="Look.get"),
+            [Span("marker", 5, 8), Span("marker", 11, 15), Span("envelope", 5, 15, 0, True)],
+            "envelope",
+        ),
     ],
 )
-def test_nothing_lost_finds_the_classes_issue_10_lists(reasoning, fmt, output, why) -> None:
-    with pytest.raises(CaseFailure, match=why):
-        check_nothing_lost(_case(reasoning, fmt, output, tools=TOOLS))
+def test_nothing_lost_finds_the_classes_issue_10_lists(output, message, spans, why) -> None:
+    assert any(p.startswith(why) for p in losses(output, message, spans))
 
 
 # ---------------------------------------------------------------------------- §4 bad input

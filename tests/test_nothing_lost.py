@@ -6,8 +6,9 @@
 * Gemma 4: the channel label ``thought`` counts only as the block's first text (the ``FIRST_TEXT``
   pseudo-terminal leaves the header state at the first other text); ``I thought about it``
   keeps its word.
-* DeepSeek V3 / V3.1: the block of calls opens as the envelope of its calls, so a block in
-  which no call begins keeps its text with its marker (all of it, or none).
+* Blocks of calls (every family, the engine's rule): a block that yields no call is content
+  whole, its markers included (its content waits until the block decides: all of its text, or
+  none); the output ending inside one makes its text the unfinished call's (DeepSeek V3 / V3.1).
 
 Every case runs through the replay harness under every chunking, with the family's tokenizer.
 """
@@ -25,7 +26,8 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
 BEGIN = "<｜tool▁calls▁begin｜>"
 
 CASES = [
-    # (id, reasoning, tools, tokenizer, output, expected reasoning, content, calls, truncated)
+    # (id, reasoning, tools, tokenizer, output, expected reasoning, content, calls, unfinished call)
+    # (an output that ends inside a call or a block of calls is truncated: its text is the unfinished call's)
     # [/INST] is a control token of the Mistral vocabulary (no text when ids are decoded): text only
     (
         "mistral-bracket-in-name",
@@ -34,9 +36,9 @@ CASES = [
         None,
         "[TOOL_CALLS] b[/INST]c",
         None,
-        "[TOOL_CALLS] b[/INST]c",
+        None,
         [],
-        True,
+        "[TOOL_CALLS] b[/INST]c",
     ),
     (
         "mistral-bracket-in-name-ids",
@@ -45,9 +47,9 @@ CASES = [
         "magistral",  # tekken (byte-level); the v3 SentencePiece adapter re-adds a dummy prefix
         "[TOOL_CALLS]b[x]c",
         None,
-        "[TOOL_CALLS]b[x]c",
+        None,
         [],
-        True,
+        "[TOOL_CALLS]b[x]c",
     ),
     (
         "mistral-list-still-a-list",
@@ -58,7 +60,7 @@ CASES = [
         None,
         None,
         [{"name": "get_weather", "arguments": {}}],
-        False,
+        None,
     ),
     (
         "gemma4-thought-in-text",
@@ -69,7 +71,7 @@ CASES = [
         "I thought about it",
         "Hi",
         [],
-        False,
+        None,
     ),
     (
         "gemma4-label-then-thought",
@@ -80,7 +82,7 @@ CASES = [
         "I thought about it, thought\nagain",
         "Hi",
         [],
-        False,
+        None,
     ),
     (
         "deepseek_v31-block-without-a-call",
@@ -89,9 +91,9 @@ CASES = [
         "deepseek_v3",
         f"Let me look that up.{BEGIN}get_weather",
         None,
-        f"Let me look that up.{BEGIN}get_weather",
+        "Let me look that up.",
         [],
-        True,
+        f"{BEGIN}get_weather",
     ),
     (
         "deepseek_v3-closed-block-without-a-call",
@@ -102,14 +104,14 @@ CASES = [
         None,
         f"Let me look.{BEGIN}nothing here<｜tool▁calls▁end｜> Done.",
         [],
-        True,
+        None,
     ),
 ]
 
 
 @pytest.mark.parametrize("row", CASES, ids=lambda r: r[0])
 def test_no_character_disappears(row: tuple[object, ...]) -> None:
-    cid, reasoning, tools, tok, output, want_reasoning, want_content, calls, truncated = row
+    cid, reasoning, tools, tok, output, want_reasoning, want_content, calls, unfinished = row
     assert isinstance(output, str)
     case = Case(
         id=str(cid),
@@ -118,8 +120,13 @@ def test_no_character_disappears(row: tuple[object, ...]) -> None:
         tools_format=tools,  # type: ignore[arg-type]
         tools=TOOLS,
         tokenizer=tk.load(tok) if isinstance(tok, str) else None,
-        expected={"reasoning": want_reasoning, "content": want_content, "tool_calls": calls},
-        truncated=bool(truncated),
+        expected={
+            "reasoning": want_reasoning,
+            "content": want_content,
+            "tool_calls": calls,
+            "unfinished_call": unfinished,
+        },
+        truncated=unfinished is not None,
     )
     check_case(case)
 

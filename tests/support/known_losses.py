@@ -12,19 +12,7 @@ _ENVELOPE = "issue 10: envelope (a block of calls that yields no call keeps its 
 _LABEL = "issue 10: label (a marker that is a word deletes it from the model's text)"
 
 KNOWN_LOSSES: dict[str, str] = {
-    "ds31-hand-malformed-unclosed-json": _ENVELOPE,
-    "ds3-hand-malformed-invalid-json": _ENVELOPE,
     "granite-start-marker-missing": _LABEL,
     "ink-malformed-invalid-json": _ENVELOPE,
     "ink-tools-only-malformed-invalid-json": _ENVELOPE,
-    "k2-hand-malformed-invalid-json": _ENVELOPE,
-    "k3-malformed-no-tool-attribute": _ENVELOPE,
-    "lfm2-malformed-bare-name": _ENVELOPE,
-    "mm2-malformed-unknown-tool": _ENVELOPE,
-    "m3-malformed-unknown-tool": _ENVELOPE,
-    "olmo3-malformed-bare-name": _ENVELOPE,
-    "dots-malformed-unknown-tool": _ENVELOPE,
-    "k2h-malformed-unknown-tool": _ENVELOPE,
-    "plamo3-malformed-arguments": _ENVELOPE,
-    "xl-hand-unknown-name-is-content": _ENVELOPE,  # cut after the rejected call: its ',' is consumed
 }

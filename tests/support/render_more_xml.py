@@ -259,8 +259,8 @@ def minimax_m3() -> list[dict[str, Any]]:
             "m3-malformed-unknown-tool",
             src,
             "Go.\n" + block(invoke("launch", [("target", "moon")])),
-            # the rejected call is the invoke; the block markers around it are structure, not content
-            content="Go.\n" + invoke("launch", [("target", "moon")]).rstrip(),
+            # the block yields no call: all of its text is content, its markers included
+            content="Go.\n" + block(invoke("launch", [("target", "moon")])),
             malformed=True,
         ),
     ]

@@ -1492,17 +1492,13 @@ def combined_book(fmt: str, tools_format: str, tokenizer: str) -> Book:
     if fmt in ("kimi_k2", "minimax_m2"):  # a section wrapper before the call: the tool format's own cases
         return b
     cut = block[: len(block) // 2]
-    # Mistral's cut ends in '[A' (of '[ARGS]'): at the end of the output '[' opens a list of
-    # calls, which a name before it makes not a call: content (a malformed call, not a cut one)
-    malformed = fmt == "mistral"
     b.add(
         f"{p}-truncated-in-call",
         f"from the {template} spelling: cut inside the call: not a call, and not content either "
         "(issue 10 §3: the message's unfinished_call)",
         gen[: gen.index(block) + len(block) // 2],
         reasoning=R,
-        content=cut.strip() if malformed else None,
-        unfinished_call=None if malformed else cut,
+        unfinished_call=cut,
         tools=[GET_WEATHER],
         tokenizer=tokenizer,
         options=opts,

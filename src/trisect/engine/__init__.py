@@ -70,12 +70,18 @@ Rules, all formats alike (each implemented in the module named in brackets):
   validates names) are content when they end: their exact text, markers included; one already
   streamed is reported in ``ToolCallAborted`` first, and its text follows as content, so a
   client that drops aborted calls ends with ``parse()``'s message. [tracker]
+* A block of calls (an envelope such as ``<tool_calls>`` … ``</tool_calls>``) is all of its text
+  or none of it: its content (text between calls, rejected calls) is held until the block
+  yields a call (then its markers were structure and the held text is content, in order) or
+  ends without one (then all of its text, its markers included, is content — unless it was
+  markers and whitespace only). [machine]
 * A call cut off by the end of the output is not content: ``finish()`` reports it in
   ``ToolCallUnfinished`` with its raw text, from its first marker to the end of the output (the
   message's ``unfinished_call``; one already streamed is discarded by its index), so no protocol
   markup reaches the answer and every stream of the output gives ``parse()``'s message. So is
   the markup of a block of calls the output ends inside before its next call (``<tool_calls>
-  <inv``), unless part of that block already became content. [tracker, stream]
+  <inv``), unless part of that block already became content; a block that yielded no call goes
+  with the call it was cut inside (the unfinished text starts at the block's opener). [tracker, stream]
 * ``finish()`` releases held text and ends reasoning. ``strict=True`` raises
   ``MalformedOutputError`` instead of degrading. [stream, tracker]
 * Bad input is a ``StreamError``: text that is not a string; token ids that are not integers

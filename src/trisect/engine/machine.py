@@ -37,6 +37,7 @@ _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
 _FIELDS = (_REASONING, _CONTENT)
+_MARKER, _SKIP_TEXT, _CONTENT_TEXT = 0, 1, 2  # kinds of a held block's text (Machine._spill)
 
 
 class Phase(enum.Enum):
@@ -66,6 +67,7 @@ class Machine:
         "_header",
         "_deferred",
         "_block",
+        "_spill",
         "_out",
         "_offset",
         "_at",
@@ -98,6 +100,11 @@ class Machine:
         # inside a block of calls with no call open: its text since its opener or its last call
         # (None: not in a block), given back if the output ends there (``unfinished_block``)
         self._block: list[str] | None = None
+        # the text of a block of calls in which no call has ended as a call yet, in order, as
+        # (text, kind: _MARKER / _SKIP_TEXT / _CONTENT_TEXT); None: no block, or it yielded a
+        # call. Its content waits: a block that yields no call is content whole, markers
+        # included (all of its text, or none)
+        self._spill: list[tuple[str, int]] | None = None
         self._out: list[Event] = []
         self._offset = 0  # characters of output processed before the current data
         self._at = 0  # output offset of the marker being applied
@@ -158,6 +165,8 @@ class Machine:
                 if keep > pos:
                     if final and self._block is not None and calls.open is None and st.region is _SKIP:
                         self._block.append(data[pos:keep])  # the block's last text: cut-off markup
+                        if self._spill is not None:
+                            self._spill.append((data[pos:keep], _SKIP_TEXT))
                     else:
                         self._text(data[pos:keep])
                 lex.hold = data[keep:]
@@ -240,6 +249,9 @@ class Machine:
         elif calls.open is None and region is _SKIP:
             if self._block is not None:
                 self._block.append(s)
+            if self._spill is not None:
+                self._spill.append((s, _SKIP_TEXT))  # content only if the block yields a call
+                return
             self._content(self._fields.skip_text(s))
 
     def _field(self, region: Region, s: str) -> None:
@@ -247,6 +259,9 @@ class Machine:
             self._deferred.append(s)
             return
         f = 0 if region is _REASONING else 1
+        if f and self._spill is not None and self._st.region is not region:
+            self._spill.append((s, _CONTENT_TEXT))  # inside an undecided block: held with it
+            return
         if f and not s.isspace() and self._st.region is not region:
             self._block = None  # part of the block is content: the rest follows it (not a block after all)
             if self.trace is not None:
@@ -270,6 +285,8 @@ class Machine:
             self.trace.applied(marker, self._at, acts, label)
         if self._block is not None and calls.open is None and Act.CALL_START not in acts:
             self._block.append(marker)
+            if self._spill is not None:
+                self._spill.append((marker, _MARKER))
         if calls.open is not None and not any(a in _NOT_NOTED for a in acts):
             calls.note(marker)
         nxt = rule.next
@@ -323,6 +340,8 @@ class Machine:
             self._header.at = self._at + len(marker)
         if (region in _FIELDS) is not (st.region in _FIELDS):
             if region not in _FIELDS:
+                if self._spill is not None:
+                    self._give_back()
                 self._block = None
                 if self.trace is not None:
                     self.trace.leave(self._at + len(marker))
@@ -330,6 +349,7 @@ class Machine:
                 # a block of calls opens
                 # (not a message's end marker, such as Harmony's <|end|>); a call's marker is its own
                 self._block = [] if Act.CALL_START in acts else [marker]
+                self._spill = [] if Act.CALL_START in acts else [(marker, _MARKER)]
                 if self.trace is not None:
                     self.trace.enter(self._at)
         self._st = st
@@ -353,10 +373,36 @@ class Machine:
         if self._block is not None:
             self._block = []  # the block's text starts again after the call
         text = self._calls.end(self._out)
+        if text is None and self._spill is not None:
+            self._release()  # the block yields a call: its markers were structure
         if text is not None:
             self._content(text)
         elif self.trace is not None and call is not None:
             self.trace.call(call.start, end)
+
+    def _release(self) -> None:
+        """The held block yields a call: its text that is not a marker is content, in order."""
+        held, self._spill = self._spill or [], None
+        for s, kind in held:
+            if kind == _SKIP_TEXT:
+                self._content(self._fields.skip_text(s))
+            elif kind == _CONTENT_TEXT:
+                self._content(s)
+
+    def _give_back(self) -> None:
+        """The held block ends without a call: all of its text is content, its markers
+        included (unless it is only markers and whitespace: then none of it is)."""
+        held, self._spill = self._spill or [], None
+        text = "".join(s for s, _kind in held)
+        if any(kind != _MARKER for _s, kind in held) and text.strip():
+            if self.trace is not None:
+                self.trace.give_back()
+            self._field(_CONTENT, text)
+
+    def _take_spill(self) -> str:
+        """The held block's text, markers included, taken out of the machine ("": none held)."""
+        held, self._spill = self._spill or [], None
+        return "".join(s for s, _kind in held)
 
     def _header_end(self, marker: str, default: str) -> str:
         """The header is complete: the spec maps it to the body's state (and a call's name)."""

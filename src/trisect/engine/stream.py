@@ -46,6 +46,7 @@ class EventStream(Machine):
         new._offset, new._at, new._phase = self._offset, self._at, self._phase
         new.reasoning_ended = self.reasoning_ended
         new._block = self._block[:] if self._block is not None else None
+        new._spill = self._spill[:] if self._spill is not None else None
         new.trace = self.trace.copy() if self.trace is not None else None
         return new
 
@@ -133,16 +134,25 @@ class EventStream(Machine):
             if call.closed:
                 self._end_call(self._offset)
             else:
+                k = len(self._out)
                 self._calls.unfinished(self._out)
+                ev = self._out[k] if k < len(self._out) else None
+                held = self._take_spill()
+                if held.strip() and isinstance(ev, ToolCallUnfinished):
+                    # the block it opened in yielded no call: its text goes with the call's
+                    self._out[k] = ToolCallUnfinished(ev.index, held + ev.text, ev.reason)
         elif self._block is not None and "".join(self._block).strip():
             # the output ended inside a block of calls, before a call: its markup is not content
-            self._out.append(ToolCallUnfinished(None, "".join(self._block), "the output ended inside a block of calls"))
+            text = self._take_spill() if self._spill is not None else "".join(self._block)
+            self._out.append(ToolCallUnfinished(None, text, "the output ended inside a block of calls"))
+        if self._spill is not None:
+            self._give_back()  # the output ended in a block (after its last call) that yielded no call
         self._content(self._header.abandon(""))
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         if self._phase is DEFERRING:  # the output ended inside the held reasoning: it is content
-            held, self._deferred = self._deferred, []
-            for piece in held:
+            deferred, self._deferred = self._deferred, []
+            for piece in deferred:
                 self._field(_CONTENT, piece)
         self._phase = FINISHED
         if self.trace is not None:

@@ -74,6 +74,13 @@ class Trace:
         if self._open >= 0:
             self._spilled = True
 
+    def give_back(self) -> None:
+        """The open envelope yields no call and its text, markers included, became content:
+        its markers were not consumed after all."""
+        if self._open >= 0:
+            start = self._open
+            self.spans = [s for s in self.spans if not (s.kind in ("marker", "label") and s.start >= start)]
+
     def enter(self, at: int) -> None:
         """An envelope opens at ``at``."""
         if self._open < 0:

@@ -18,10 +18,9 @@ Wire formats::
 
 The markers are added tokens 128806-128810 of the DeepSeek V3 vocabulary (matched by id when
 ids are given). Content may precede the block and follow it. The arguments are JSON, which
-decides where they end; a call whose JSON is invalid, or that is cut off, is not a call and its
-text, from ``<｜tool▁call▁begin｜>`` on, is content. A block in which no call begins is not a call
-either: its text, ``<｜tool▁calls▁begin｜>`` included, is one piece (``Let me look that
-up.<｜tool▁calls▁begin｜>get_weather`` keeps the marker with the text, or neither). In V3 the call type before
+decides where they end; a call whose JSON is invalid is not a call and its text, from
+``<｜tool▁call▁begin｜>`` on, is content. A block that yields no call is content whole, its
+markers included (the engine's rule for blocks of calls). In V3 the call type before
 ``<｜tool▁sep｜>`` (``function``) is dropped, and arguments written without the ```json fence
 (the name, a newline, the JSON) are accepted.
 
@@ -45,13 +44,6 @@ _MARKERS = {
     "SEP": ("<｜tool▁sep｜>",),
 }
 _SPECIAL = frozenset(_MARKERS)
-# the block opens as the envelope of the calls in it (dropped when the first one opens), so a
-# block that holds no call keeps its text, markers included: all of it, or none
-_BLOCK = (
-    (CONTENT, "CALLS_BEGIN", "CALLS", (Act.CALL_START,)),
-    (CONTENT, "CALLS_END", CONTENT, ()),  # a stray closer is absorbed
-    ("CALLS", "CALLS_END", CONTENT, (Act.CALL_END,)),
-)
 _MODELS_V3 = ("DeepSeek-V3", "DeepSeek-V3-0324", "DeepSeek-R1", "DeepSeek-R1-0528")
 
 FORMATS = [
@@ -69,8 +61,10 @@ FORMATS = [
             "ARGS_AFTER": Region.SKIP,
         },
         table=rules(
-            *_BLOCK,
-            ("CALLS", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_DROP, Act.CALL_START)),
+            (CONTENT, "CALLS_BEGIN", "CALLS", ()),
+            (CONTENT, "CALLS_END", CONTENT, ()),  # a stray closer is absorbed
+            ("CALLS", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_START,)),
+            ("CALLS", "CALLS_END", CONTENT, ()),
             ("CALL_TYPE", "SEP", "NAME", ()),
             ("NAME", "FENCE_OPEN", "ARGS", (Act.NAME_END,)),
             ("NAME", "OPEN_BRACE", "ARGS", (Act.NAME_END, Act.ARG_MARKER)),  # the fence left out
@@ -92,8 +86,10 @@ FORMATS = [
         special=_SPECIAL,
         regions={CONTENT: Region.CONTENT, "CALLS": Region.SKIP, "NAME": Region.NAME, "ARGS": Region.ARGS},
         table=rules(
-            *_BLOCK,
-            ("CALLS", "CALL_BEGIN", "NAME", (Act.CALL_DROP, Act.CALL_START)),
+            (CONTENT, "CALLS_BEGIN", "CALLS", ()),
+            (CONTENT, "CALLS_END", CONTENT, ()),
+            ("CALLS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),
+            ("CALLS", "CALLS_END", CONTENT, ()),
             ("NAME", "SEP", "ARGS", (Act.NAME_END,)),
             ("ARGS", "CALL_END", "CALLS", (Act.CALL_END,)),
             ("ARGS", "CALLS_END", CONTENT, (Act.CALL_END,)),

@@ -60,6 +60,7 @@ _NAME = Region.NAME
 _CALL_ID = Region.CALL_ID
 _ARGS = Region.ARGS
 _SKIP = Region.SKIP
+_MARKER, _SKIP_TEXT, _CONTENT_TEXT = 0, 1, 2  # kinds of a held block's text (the engine's)
 
 
 class _Undecided(Exception):
@@ -298,6 +299,7 @@ class _Walk:
         "markers",
         "next_at",
         "in_block",
+        "spill",
     )
 
     def __init__(self, plan: _Plan, options: StreamOptions, state: str) -> None:
@@ -318,6 +320,9 @@ class _Walk:
         self.markers = plan.markers
         self.next_at: dict[str, int] = {}  # marker string -> its next position found (len(text): none)
         self.in_block = False  # inside a block of calls, none of whose text is content
+        # the text of a block of calls that has yielded no call yet, as (text, kind), its content
+        # held until the block decides (the engine's ``Machine._spill``); None: none held
+        self.spill: list[tuple[str, int]] | None = None
 
     def _search(self, st: StateTable, text: str, scan: int, n: int) -> tuple[int, str] | None:
         """The earliest live marker at or after ``scan`` (the longest one there)."""
@@ -402,6 +407,8 @@ class _Walk:
         if not complete or call.bad:
             raise _UNDECIDED  # a call cut off by the end of the output: the engine's rule
         self._end_call(n)
+        if self.spill is not None:
+            self._give_back()  # the output ended in a block that yielded no call
 
     # ------------------------------------------------------------------ text
 
@@ -431,15 +438,40 @@ class _Walk:
                 call.id_parts.append(s)
         elif region is _SKIP:
             if call is None:
-                t = s.rstrip(_WS)
-                if t:
-                    self.content.append(self.skip_ws + t)
-                    self.in_block = False  # part of the block is content: not a block after all
-                    self.skip_ws = s[len(t) :]
+                if self.spill is not None:
+                    self.spill.append((s, _SKIP_TEXT))  # content only if the block yields a call
                 else:
-                    self.skip_ws += s
+                    self._skip_text(s)
         else:
             raise _UNDECIDED
+
+    def _skip_text(self, s: str) -> None:
+        """Text of a SKIP region outside a call: content, its whitespace kept only between text."""
+        t = s.rstrip(_WS)
+        if t:
+            self.content.append(self.skip_ws + t)
+            self.in_block = False  # part of the block is content: not a block after all
+            self.skip_ws = s[len(t) :]
+        else:
+            self.skip_ws += s
+
+    def _release(self) -> None:
+        """The held block yields a call: its text that is not a marker is content, in order."""
+        held, self.spill = self.spill or [], None
+        for s, kind in held:
+            if kind == _SKIP_TEXT:
+                self._skip_text(s)
+            elif kind == _CONTENT_TEXT:
+                self.content.append(s)
+                self.in_block = False
+
+    def _give_back(self) -> None:
+        """The held block ends without a call: all of its text is content, markers included
+        (unless it is only markers and whitespace: then none of it is)."""
+        held, self.spill = self.spill or [], None
+        text = "".join(s for s, _kind in held)
+        if any(kind != _MARKER for _s, kind in held) and text.strip():
+            self.content.append(text)
 
     # ------------------------------------------------------------------ transitions
 
@@ -447,6 +479,8 @@ class _Walk:
         """A transition at offset ``at`` (``marker`` ends at ``at + len(marker)``)."""
         self.skip_ws = ""
         end = at + len(marker)
+        if self.spill is not None and self.call is None and marker and Act.CALL_START not in rule.acts:
+            self.spill.append((marker, _MARKER))
         for act in rule.acts:
             if act is Act.REASONING_END:
                 continue
@@ -490,7 +524,11 @@ class _Walk:
         is_field = st.region is _REASONING or st.region is _CONTENT
         if was_field and not is_field:  # the engine's block of calls (``Machine._block``) opens
             self.in_block = Act.CALL_START in rule.acts or any(Act.CALL_START in r.acts for r in st.rules.values())
+            if self.in_block:
+                self.spill = [] if Act.CALL_START in rule.acts else [(marker, _MARKER)]
         elif is_field:
+            if not was_field and self.spill is not None:
+                self._give_back()
             self.in_block = False
         self.st = st
 
@@ -609,6 +647,8 @@ class _Walk:
             self._reject(call, end)
             return
         index = len(self.calls)
+        if self.spill is not None:
+            self._release()  # the block yields a call: its markers were structure
         self.calls.append(ToolCall(id=call.id or self._new_id(index, name), name=name, arguments="".join(call.args)))
 
     def _bad(self, call: _Call, reason: str) -> None:
@@ -621,6 +661,9 @@ class _Walk:
         """Not a call after all: its exact text, markers included, is content."""
         if self.strict:
             raise _UNDECIDED
+        if self.spill is not None:
+            self.spill.append((self.text[call.start : end], _CONTENT_TEXT))  # held with its block
+            return
         self.content.append(self.text[call.start : end])
         self.in_block = False  # part of the block is content: not a block after all
 
