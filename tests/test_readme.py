@@ -26,3 +26,12 @@ def test_readme_first_screen_has_the_two_commands() -> None:
     assert len(commands) == 2
     assert commands[0].endswith("trisect demo --live") and "'.[serve]'" in commands[0]
     assert commands[1].endswith("python -m pytest -n auto")
+
+
+def test_the_more_section_links_every_doc() -> None:
+    text = README.read_text(encoding="utf-8")
+    more = re.search(r"^## More\n(.*?)^## ", text, re.S | re.M).group(1)
+    linked = re.findall(r"\]\((docs/[^)]+)\)", more)
+    docs = README.parent / "docs"
+    assert sorted(linked) == sorted(f"docs/{p.name}" for p in docs.glob("*.md"))
+    assert all((README.parent / link).is_file() for link in linked)
