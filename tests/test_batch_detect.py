@@ -138,7 +138,7 @@ def test_an_unknown_part_stops_the_run_naming_what_to_pass(tmp_path: Path) -> No
     run, row = run_one(tmp_path, "x", "--chat-template", str(GRANITE33), "--reasoning", "granite", "--tools", "granite")
     assert run.returncode == 0 and row["message"]["content"] == "x"
     # Python: the typed error, raised in the caller before any row is parsed, naming the keyword
-    with pytest.raises(DetectionError, match=r"pass tools= NAME") as caught:
+    with pytest.raises(DetectionError, match=r"pass tools=NAME") as caught:
         next(trisect.parse_many([{"output": "x"}], chat_template=str(GRANITE33), reasoning="granite", workers=2))
     assert isinstance(caught.value, FormatError)
 

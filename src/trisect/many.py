@@ -107,7 +107,7 @@ class BatchOptions:
         return cls(**options)
 
 
-PYTHON_OPTIONS = {"reasoning": "reasoning=", "tools": "tools="}  # what a DetectionError tells to pass
+PYTHON_OPTIONS = {"reasoning": "reasoning=NAME", "tools": "tools=NAME"}  # what a DetectionError tells to pass
 
 
 def job_formats(
@@ -117,7 +117,7 @@ def job_formats(
     and the detection (``None`` when nothing was detected). Registered and absent parts become
     names and ``chat_template`` is dropped; a synthesised part keeps it, as the loaded template,
     for each ``RowParser`` to rebuild the format from. An unknown part is a ``DetectionError``
-    naming its option (``flags``: part -> option, e.g. ``--tools`` for the CLI)."""
+    naming its option (``flags``: part -> option, e.g. ``--tools NAME`` for the CLI)."""
     missing = [part for part, named in (("reasoning", options.reasoning), ("tools", options.tools)) if not named]
     if options.chat_template is None or not missing:
         return replace(options, chat_template=None), None

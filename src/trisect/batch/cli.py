@@ -35,7 +35,7 @@ from ..many import BatchOptions, job_formats, ordered_map, parse_json_lines, par
 from .files import BatchFileError, JsonlSink, ParquetSource, open_sink, open_source
 from .tokenizer import TokenizerFileError, load_tokenizer
 
-FLAGS = {"reasoning": "--reasoning", "tools": "--tools"}  # the options a DetectionError tells to pass
+FLAGS = {"reasoning": "--reasoning NAME", "tools": "--tools NAME"}  # the options a DetectionError tells to pass
 
 
 def add_parser(sub: Any) -> None:

@@ -61,7 +61,7 @@ class Part:
         }
 
 
-_FLAGS = {"reasoning": "--reasoning-parser", "tools": "--tool-call-parser"}  # vLLM's (and serve's) options
+_FLAGS = {"reasoning": "--reasoning-parser NAME", "tools": "--tool-call-parser NAME"}  # vLLM's (serve's) options
 
 
 @dataclass(frozen=True)
@@ -125,14 +125,15 @@ class Detection:
     def require(self, parts: Iterable[str] = ("reasoning", "tools"), *, flags: Mapping[str, str] = _FLAGS) -> None:
         """``DetectionError`` if one of ``parts`` (``"reasoning"``, ``"tools"``) is unknown: for a
         shell that must not run without it. The message names the option that names the part
-        (``flags``: part -> option) and the formats the template's markers suggest."""
+        (``flags``: part -> the option as the user writes it, ``--tools NAME``) and the formats
+        the template's markers suggest."""
         unknown = []
         for name in parts:
             part = self.reasoning_part if name == "reasoning" else self.tools_part
             if part.status == UNKNOWN:
                 what = "reasoning format" if name == "reasoning" else "tool-call format"
                 hint = f", its markers suggest {' or '.join(part.suggested)}" if part.suggested else ""
-                unknown.append(f"a {what} detection cannot confirm (pass {flags.get(name, name)} NAME{hint})")
+                unknown.append(f"a {what} detection cannot confirm (pass {flags.get(name, name)}{hint})")
         if unknown:
             raise DetectionError(
                 f"the chat template of {self.source or 'the model'} shows {' and '.join(unknown)}; "

@@ -2,7 +2,9 @@
 
 * ``plugin_names(kind)``: ``trisect_<name>`` for every name and alias ``trisect.Parser`` accepts,
   read from ``trisect.formats()`` when the engine registers (run-time formats included).
-* ``parser_for``: one compiled ``trisect.Parser`` per (formats, tokenizer), shared by requests.
+* ``parser_for``: one compiled ``trisect.Parser`` per (formats, tokenizer), shared by requests;
+  ``AUTO`` for a format (vLLM's ``trisect_auto``) is what ``trisect.detect`` finds in the
+  tokenizer's chat template (``detected``).
 * ``settings``: the two switches an operator or a request sets (tool-call streaming, grammar
   for ``tool_choice="auto"``), from the environment and per-request extension arguments.
 * ``Fold``: a stream's events -> ``Piece`` (reasoning, content, call pieces), keeping which
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import (
@@ -45,6 +47,9 @@ from ..errors import RequestError
 from ..request.tokenview import EngineTracker, ReasoningTracker
 
 PREFIX = "trisect_"
+AUTO = "auto"  # the format "detected from the tokenizer's chat template" (vLLM: trisect_auto)
+AUTO_NAME = PREFIX + AUTO
+AUTO_FLAGS = {"reasoning": "--reasoning-parser trisect_NAME", "tools": "--tool-call-parser trisect_NAME"}
 
 # Operator switches (environment, every process) and their per-request names (vLLM vllm_xargs).
 TOOL_CALLS_ENV = "TRISECT_TOOL_CALLS"  # "atomic" (default) | "incremental"
@@ -73,12 +78,38 @@ _PARSERS: dict[tuple[str | None, str | None, int], tuple[Any, Parser]] = {}
 
 
 def parser_for(reasoning: str | None, tools: str | None, tokenizer: Any) -> Parser:
-    """The compiled parser for these formats and this tokenizer (built once, then shared)."""
+    """The compiled parser for these formats and this tokenizer (built once, then shared); a
+    format ``AUTO`` is the tokenizer's chat template's (``detected``)."""
     key = (reasoning, tools, id(tokenizer))
     entry = _PARSERS.get(key)
     if entry is None or entry[0] is not tokenizer:
-        entry = _PARSERS[key] = (tokenizer, Parser(reasoning=reasoning, tools=tools, tokenizer=tokenizer))
+        r, t = detected(reasoning, tools, tokenizer) if AUTO in (reasoning, tools) else (reasoning, tools)
+        entry = _PARSERS[key] = (tokenizer, Parser(reasoning=r, tools=t, tokenizer=tokenizer))
     return entry[1]
+
+
+def detected(
+    reasoning: str | None, tools: str | None, tokenizer: Any
+) -> tuple[str | FormatSpec | None, str | FormatSpec | None]:
+    """The formats for ``AUTO``: ``trisect.detect`` of the tokenizer's ``chat_template`` (the
+    model's, from its ``tokenizer_config.json``; an engine's ``--chat-template`` override is not
+    on the tokenizer). A part the template does not have is none; one detection cannot tell, or a
+    tokenizer without a template, is a ``DetectionError`` naming the flag to pass instead."""
+    from ..detect import detect
+    from ..errors import DetectionError, TemplateError
+
+    parts = [part for part, fmt in (("reasoning", reasoning), ("tools", tools)) if fmt == AUTO]
+    name = getattr(tokenizer, "name_or_path", None) or type(tokenizer).__name__
+    try:
+        detection = detect(tokenizer)
+    except TemplateError as exc:
+        flags = " / ".join(AUTO_FLAGS[part] for part in parts)
+        raise DetectionError(f"{AUTO_NAME} reads the chat template of tokenizer {name} ({exc}); pass {flags}") from None
+    replace(detection, source=f"tokenizer {name}").require(parts, flags=AUTO_FLAGS)
+    return (
+        detection.reasoning_spec if reasoning == AUTO else reasoning,
+        detection.tools_spec if tools == AUTO else tools,
+    )
 
 
 @dataclass(frozen=True)

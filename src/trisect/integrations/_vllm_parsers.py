@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from .. import Message, Parser
 from ..grammar import for_request
-from ._common import Fold, IdsView, Piece, ReasoningPhase, openai_tools, parser_for, settings, tool_choice
+from ._common import AUTO, Fold, IdsView, Piece, ReasoningPhase, openai_tools, parser_for, settings, tool_choice
 
 
 def __getattr__(name: str) -> type:
@@ -163,7 +163,8 @@ def _function_calls(message: Message) -> list[Any]:
 
 @cache
 def reasoning_class(fmt: str) -> type:
-    parser_for(fmt, None, None)  # an unknown name fails here, at lookup (FormatError)
+    if fmt != AUTO:  # (auto is decided per tokenizer, when vLLM builds the parser)
+        parser_for(fmt, None, None)  # an unknown name fails here, at lookup (FormatError)
     return type(f"TrisectReasoning[{fmt}]", (_reasoning_base(),), {"trisect_format": fmt, "__module__": __name__})
 
 
@@ -277,7 +278,8 @@ def _reasoning_base() -> type:
 
 @cache
 def tool_class(fmt: str) -> type:
-    parser_for(None, fmt, None)
+    if fmt != AUTO:
+        parser_for(None, fmt, None)
     return type(f"TrisectTools[{fmt}]", (_tool_base(),), {"trisect_format": fmt, "__module__": __name__})
 
 

@@ -11,7 +11,10 @@ when that module is imported, in the processes that import it (``_after_import``
 core thus gets the reasoning names without importing ``vllm.tool_parsers`` (about 2 s there).
 Names: ``trisect_<name>`` for every name and alias ``trisect.Parser`` accepts, reasoning and tool
 formats, read from ``trisect.formats()`` when vLLM's parser managers load; each is a lazy entry
-(``register_lazy_module``) whose class is made on first lookup (``_vllm_parsers``).
+(``register_lazy_module``) whose class is made on first lookup (``_vllm_parsers``). And
+``trisect_auto`` (both kinds): the formats ``trisect.detect`` finds in the chat template of the
+tokenizer vLLM gives the parser (``_common.detected``; an unknown part is a ``DetectionError``
+when vLLM first builds the parser, naming the flag to pass).
 
 **Patches, on vLLM 0.33.x only** (the installed version, from package metadata; on any other
 version nothing is patched and vLLM composes trisect's split parsers itself, in two phases):
@@ -50,7 +53,7 @@ from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 from typing import Any
 
-from ._common import plugin_names, trisect_name
+from ._common import AUTO, AUTO_NAME, plugin_names, trisect_name
 
 SUPPORTED = "0.33."  # the vLLM release line the patches are written against
 CLASSES = "trisect.integrations._vllm_parsers"
@@ -85,15 +88,21 @@ def register() -> None:
         _after_import(_STREAM_MODULE, _install_step_guard)
 
 
+def vllm_names(kind: str) -> dict[str, str]:
+    """The plugin's names of one kind: every format's, and ``trisect_auto`` (vLLM gives each parser
+    its tokenizer, whose chat template says the format; SGLang's detectors get no tokenizer)."""
+    return {**plugin_names(kind), AUTO_NAME: AUTO}
+
+
 def _register_reasoning(module: ModuleType) -> None:
     manager = module.ReasoningParserManager
-    for name, fmt in plugin_names("reasoning").items():
+    for name, fmt in vllm_names("reasoning").items():
         manager.register_lazy_module(name, CLASSES, f"reasoning:{fmt}")
 
 
 def _register_tools(module: ModuleType) -> None:
     manager = module.ToolParserManager
-    for name, fmt in plugin_names("tools").items():
+    for name, fmt in vllm_names("tools").items():
         manager.register_lazy_module(name, CLASSES, f"tools:{fmt}")
 
 
@@ -144,7 +153,7 @@ def unified_pair(reasoning: str | None, tools: str | None) -> tuple[str | None, 
     if os.environ.get(UNIFIED_ENV, "1") == "0" or not (reasoning or tools):
         return None
     r, t = trisect_name(reasoning or None), trisect_name(tools or None)
-    if (reasoning and reasoning not in plugin_names("reasoning")) or (tools and tools not in plugin_names("tools")):
+    if (reasoning and reasoning not in vllm_names("reasoning")) or (tools and tools not in vllm_names("tools")):
         return None
     return r, t
 
