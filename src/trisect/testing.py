@@ -588,7 +588,13 @@ def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
     falls inside is not content but the message's ``unfinished_call``, whose text is exactly the
     output's end from that call's first marker; atomic and incremental streams (aborted calls
     dropped) equal ``parse()``; and, with ``nothing_lost``, ``check_nothing_lost`` holds for
-    every cut."""
+    every cut.
+
+    The stream of a cut is the one a client had when the output ended there: one stream per
+    mode is fed the output piece by piece (a character, or a token id) and, at each cut, a
+    ``copy()`` of it is finished (``check_copies`` shows a copy continues exactly as the stream
+    it was taken from). That is the same sequence of feeds as a fresh stream fed the cut output
+    piece by piece, at O(n) feeds per case instead of O(n^2)."""
     if case.truncated:
         raise ValueError("check_truncations needs a complete case")
     parser = case.parser(with_tokenizer=case.tokenizer is not None)
@@ -596,7 +602,16 @@ def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
     spec = parser.spec
     call_enders = tuple({m for (_s, t), r in spec.table.items() if r.follow_end for m in spec.terminals[t]}) or ("\0",)
     runs = 0
-    for text, ids in _prefixes(case):
+    all_ids = case.ids()
+    pieces = _char_chunks(case.output) if all_ids is None else [(None, [t]) for t in all_ids]
+    request = case.request()
+    # per mode (atomic, incremental): the stream fed the pieces before the cut, and the deltas it
+    # sent, folded (their aborted calls too)
+    live = [
+        (atomic, parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request), MessageBuilder())
+        for atomic in (True, False)
+    ]
+    for p, (text, ids) in enumerate(_prefixes(case)):
         cut = Case(**{**case.__dict__, "output": text, "token_ids": ids, "truncated": True})
         use_text = text if not case.ids_only else None
         msg = parser.parse(use_text, token_ids=ids, id_factory=_fixed_id, **case.request())
@@ -621,19 +636,20 @@ def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
             raise CaseFailure(f"{where}: calls {got} are not a prefix of {want}")
         if msg.unfinished_call is not None and not text.endswith(msg.unfinished_call.text):
             raise CaseFailure(f"{where}: the unfinished call {msg.unfinished_call.text!r} does not end the output")
-        chunks = _char_chunks(text) if ids is None else [(None, [t]) for t in ids]
-        same = msg if ids is None else parser.parse(None, token_ids=ids, id_factory=_fixed_id, **case.request())
-        for atomic in (True, False):
-            streamed, deltas, _spans = _run(parser, cut.request(), chunks, atomic=atomic)
+        same = msg if ids is None else parser.parse(None, token_ids=ids, id_factory=_fixed_id, **request)
+        for atomic, stream, sent in live:
+            fork, folded = stream.copy(), _fork(sent)
+            folded.add(fork.finish())
             _agrees(
                 cut,
                 parser,
-                streamed,
+                folded.message(),
                 same,
                 f"cut at {len(text)}/{'atomic' if atomic else 'incremental'}",
                 expected=False,
-                renumbered=any(d.aborted for d in deltas),
+                renumbered=bool(folded.aborted),
             )
+            sent.add(stream.feed(*pieces[p]))
         if nothing_lost:
             _consumed(cut, parser, text, ids, f"cut at {len(text)}")
         runs += 3
