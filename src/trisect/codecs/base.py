@@ -89,3 +89,11 @@ class Codec:
 
     def _finish(self) -> None:
         """The structure is complete: append the last text, or set ``failed`` if it is not a call."""
+
+
+def integer_text(text: str) -> str:
+    """The JSON text of a decimal integer literal (a sign, digits, Python's underscores): what
+    ``str(int(text))`` gives, without ``int()``, so any number of digits (Python refuses to
+    convert more than 4,300). Cost O(len(text))."""
+    digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
+    return "-" + digits if text.startswith("-") and digits != "0" else digits

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import run_matcher
-from .base import Codec
+from .base import Codec, integer_text
 
 MAX_DEPTH = 64  # deeper literals are not a call (JSON parsers recurse on nesting)
 
@@ -408,7 +408,7 @@ class PythonicCallCodec(Codec):
                     return
                 self._emit(json.dumps(value))
             else:
-                self._emit(str(int(plain)))
+                self._emit(integer_text(plain))
         self._value_done()
 
     # strings -------------------------------------------------------------------------

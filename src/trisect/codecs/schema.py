@@ -25,6 +25,7 @@ from typing import Any, TypeGuard
 
 from ..engine.jsonscan import JsonScanner
 from ..errors import ToolSchemaError
+from .base import integer_text
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
@@ -136,7 +137,7 @@ def _as_type(raw: str, kind: str) -> str | None:
         if _INTEGER.match(value):
             return value
         if _loose_int.match(value):
-            return str(int(value))
+            return integer_text(value)
         return None
     if kind == "number":
         if _NUMBER.match(value):

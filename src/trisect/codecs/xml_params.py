@@ -322,7 +322,7 @@ def _json_text(raw: str) -> str:
     value = raw.strip(_WS)
     try:
         json.loads(value, parse_constant=_not_json)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the C decoder's depth: not JSON here either
         return json.dumps(raw, ensure_ascii=False)
     return value
 

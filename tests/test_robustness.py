@@ -1,0 +1,105 @@
+"""Issue 10 §5: outputs past Python's own limits degrade by the rules, never with an untyped error.
+
+* a JSON name or id value of 4,301 digits, or nested 1,200 deep (every JSON-envelope format):
+  not a string, so not a name: the call is malformed (content; ``strict=True``:
+  ``MalformedOutputError``), with no ``ValueError`` from Python's integer-conversion limit and no
+  ``RecursionError``;
+* an integer-typed XML parameter, or a pythonic integer, of 4,301 digits: its value is the integer
+  as JSON text (leading zeros, ``+`` and underscores dropped, as ``int()`` would), whatever its size.
+
+Each runs whole (``parse``) and streamed (one delta, and a delta per 97 characters).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trisect import MalformedOutputError, Message, Parser
+from trisect.message import MessageBuilder
+
+DIGITS = "1" * 4301
+DEEP = "[" * 1200 + "]" * 1200
+INT_TOOL = {
+    "type": "function",
+    "function": {"name": "f", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+}
+
+
+def _streamed(parser: Parser, text: str, step: int, **options: object) -> Message:
+    stream = parser.stream(**options)
+    builder = MessageBuilder()
+    for i in range(0, len(text), step):
+        delta = stream.feed(text[i : i + step])
+        if delta is not None:
+            builder.add(delta)
+    last = stream.finish()
+    if last is not None:
+        builder.add(last)
+    return builder.message()
+
+
+def _all_views(parser: Parser, text: str, **options: object) -> Message:
+    whole = parser.parse(text, **options)
+    for step in (len(text), 97):
+        got = _streamed(parser, text, step, **options)
+        assert (got.reasoning, got.content, [(c.name, c.arguments) for c in got.tool_calls]) == (
+            whole.reasoning,
+            whole.content,
+            [(c.name, c.arguments) for c in whole.tool_calls],
+        )
+    return whole
+
+
+@pytest.mark.parametrize("value", [DIGITS, "-" + DIGITS, DEEP, "{" + '"a": ' * 0 + "}"])
+@pytest.mark.parametrize("key", ["name", "id"])
+def test_a_name_or_id_that_is_not_a_string(key: str, value: str) -> None:
+    parser = Parser(None, "hermes")
+    fields = {"name": '"f"', "id": '"call_1"'}
+    fields[key] = value
+    body = "{" + ", ".join(f'"{k}": {v}' for k, v in fields.items()) + ', "arguments": {}}'
+    text = f"Sure.<tool_call>\n{body}\n</tool_call>"
+    msg = _all_views(parser, text)
+    if key == "name":  # not a name: the call is malformed, its text is content
+        assert msg.tool_calls == () and msg.content == text
+        with pytest.raises(MalformedOutputError):
+            parser.parse(text, strict=True)
+    else:  # an id that is not a string is no id: the call stands
+        assert [c.name for c in msg.tool_calls] == ["f"] and msg.tool_calls[0].id != "call_1"
+
+
+@pytest.mark.parametrize("fmt", ["llama3_json", "mistral", "hermes"])
+def test_every_json_envelope_family_survives_a_huge_name(fmt: str) -> None:
+    parser = Parser(None, fmt)
+    opener = {"llama3_json": "", "mistral": "[TOOL_CALLS]", "hermes": "<tool_call>"}[fmt]
+    for value in (DIGITS, DEEP):
+        body = '{"name": ' + value + ', "arguments": {}}'
+        text = opener + (f"[{body}]" if fmt == "mistral" else body)
+        msg = _all_views(parser, text)
+        assert msg.tool_calls == ()
+
+
+@pytest.mark.parametrize(
+    ("raw", "want"),
+    [("0" + DIGITS, DIGITS), ("+" + DIGITS, DIGITS), ("-000" + DIGITS, "-" + DIGITS), ("+0", "0"), ("-00", "0")],
+)
+def test_an_integer_parameter_of_any_size(raw: str, want: str) -> None:
+    parser = Parser(None, "qwen3_coder")
+    text = f"<tool_call>\n<function=f>\n<parameter=n>\n{raw}\n</parameter>\n</function>\n</tool_call>"
+    msg = _all_views(parser, text, tools=[INT_TOOL])
+    assert [c.name for c in msg.tool_calls] == ["f"]
+    assert msg.tool_calls[0].arguments == '{"n": ' + want + "}"
+    assert json.loads(msg.tool_calls[0].arguments)["n"] == int(want) if len(want) < 4000 else True
+
+
+@pytest.mark.parametrize(
+    ("raw", "want"), [("1_" + DIGITS, "1" + DIGITS), ("-" + DIGITS, "-" + DIGITS), ("0", "0"), ("-0", "0")]
+)
+def test_a_pythonic_integer_of_any_size(raw: str, want: str) -> None:
+    parser = Parser(None, "pythonic")
+    text = f"[f(n={raw})]"
+    msg = _all_views(parser, text)
+    assert [c.name for c in msg.tool_calls] == ["f"]
+    assert json.loads(msg.tool_calls[0].arguments.replace(want, "0")) == {"n": 0}
+    assert want in msg.tool_calls[0].arguments
