@@ -66,8 +66,10 @@ for fmt, native in [("hermes", H), ("qwen3_coder", C)]:
             fmt,
             "<think>\nmaybe " + native,
             {"tool_choice": "none"},
-            reasoning="maybe " + native,
-            content=None,
+            # the marker ends reasoning and, no tool format reading it, stays content (issue 10
+            # §3; vLLM's qwen3 reasoning pass re-emits it as text)
+            reasoning="maybe",
+            content=native,
             calls=[],
         ),
         _case(

@@ -143,9 +143,10 @@ def core(b: Book, f: Family) -> None:
         b.add(
             f"{p}-start-marker-missing",
             src + "; no start marker: reasoning is opted into by the marker, so all "
-            "is content and the stray end marker is absorbed",
+            + ("is content and the stray end marker is absorbed" if f.absorbs_extra_end else
+               "is content, the stray end marker included (the reference parser keeps it)"),
             out,
-            content=out.replace(f.end.strip(), "").strip(),
+            content=out.replace(f.end.strip(), "").strip() if f.absorbs_extra_end else out.strip(),
             tokenizer=tok,
             options=f.on,
         )
@@ -193,7 +194,7 @@ def core(b: Book, f: Family) -> None:
                "; the end marker twice: the second is content text (the reference parser keeps it)"),
         f.write(R, f"{f.end}\n{C}"),
         reasoning=R,
-        content=C if f.absorbs_extra_end else f"{f.end}\n{C}",
+        content=C if f.absorbs_extra_end else f"{f.end}\n{C}".strip(),
         tokenizer=tok,
         options=f.on,
     )
@@ -211,11 +212,11 @@ def core(b: Book, f: Family) -> None:
         rest = '{"name": "get_weather", "arguments": {"location": "Paris"}}'
         b.add(
             f"{p}-tool-marker-ends-reasoning",
-            src + "; a tool-call marker while thinking ends reasoning (the "
-            "marker is structure: dropped without a tool format)",
+            src + "; a tool-call marker while thinking ends reasoning; without a tool format the "
+            "marker and the rest are content, as written (vLLM's reasoning pass re-emits the marker)",
             f"{f.start or ''}{R}{f.tool_marker}{rest}",
             reasoning=R,
-            content=rest,
+            content=f.tool_marker + rest,
             tokenizer=tok,
             options=f.on,
         )
@@ -432,6 +433,7 @@ FAMILIES: list[Family] = [
         opt_in=True,
         special=False,
         tool_marker="<|tool_call|>",
+        absorbs_extra_end=False,  # vLLM's regex: the content is everything after the first marker
     ),
     Family(
         "ernie45",
@@ -822,10 +824,11 @@ def kimi_template(b: Book) -> None:
     b.add(
         "kimi_k2-section-begin-ends-reasoning",
         f"from the {template} spelling: the tool section starts while "
-        "thinking (no '</think>'): reasoning ends there, the marker is dropped",
+        "thinking (no '</think>'): reasoning ends there; without a tool format the section is "
+        "content, as written (vLLM parser/kimi_k2.py:103-106, the marker re-emitted as text)",
         f"<think>{R}{cut}",
         reasoning=R,
-        content=cut[len("<|tool_calls_section_begin|>") :],
+        content=cut,
         tokenizer="kimi_k2",
         tools=[GET_WEATHER],
     )

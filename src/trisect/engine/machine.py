@@ -37,6 +37,7 @@ _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
 _FIELDS = (_REASONING, _CONTENT)
+_KEPT = Act.MARKER_TEXT
 _MARKER, _SKIP_TEXT, _CONTENT_TEXT = 0, 1, 2  # kinds of a held block's text (Machine._spill)
 
 
@@ -280,9 +281,10 @@ class Machine:
         acts = rule.acts
         calls = self._calls
         self._fields.marker()
-        if self.trace is not None and marker and calls.open is None and self._st.region is not _HEADER:
+        trace, kept = self.trace, _KEPT in acts
+        if trace is not None and marker and not kept and calls.open is None and self._st.region is not _HEADER:
             label = not acts and self._st.region is self._c.states[rule.next].region and terminal not in self._c.special
-            self.trace.applied(marker, self._at, acts, label)
+            trace.applied(marker, self._at, acts, label)
         if self._block is not None and calls.open is None and Act.CALL_START not in acts:
             self._block.append(marker)
             if self._spill is not None:
@@ -354,6 +356,8 @@ class Machine:
                     self.trace.enter(self._at)
         self._st = st
         self.in_reasoning = st.region is _REASONING
+        if kept:
+            self._text(marker)  # the marker is text of the state it leads to
 
     def _codec_step(self, call: Call, at: int) -> None:
         """After argument text (the codec stopped at output offset ``at``): a structured codec

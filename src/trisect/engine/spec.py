@@ -61,6 +61,9 @@ class Act(enum.Enum):
     CALL_END = "call_end"  # the call is complete
     HEADER_START = "header_start"  # a header begins at this marker (the marker is header text)
     HEADER_END = "header_end"  # the header is complete: FormatSpec.header picks the next state
+    # the marker is text of the state it leads to, not consumed (a tool-call marker that ends
+    # reasoning where no tool format reads it: the model's text stays, as content)
+    MARKER_TEXT = "marker_text"
 
 
 REASONING = "REASONING"
@@ -249,6 +252,23 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
     r = reasoning or IDENTITY
     if tools is None:
         return r
+    # a reasoning terminal whose markers the tool format reads under another name (qwen3's
+    # <tool_call> is granite's LIST_START): the tool format's terminal replaces it, and its
+    # transition out of CONTENT replaces the reasoning format's rows on it (below)
+    read_by_tools = {m: name for name, strings in tools.terminals.items() for m in strings}
+    renamed = {
+        name: read_by_tools[strings[0]]
+        for name, strings in r.terminals.items()
+        if name not in tools.terminals and strings and strings[0] in read_by_tools
+    }
+    if renamed:
+        r = replace(
+            r,
+            terminals={k: v for k, v in r.terminals.items() if k not in renamed},
+            table={k: v for k, v in r.table.items() if k[1] not in renamed},
+            special=r.special - set(renamed),
+        )
+    replaced = set(renamed.values())
     terminals: dict[str, tuple[str, ...]] = dict(r.terminals)
     for name, strings in tools.terminals.items():
         if name in terminals and terminals[name] != strings:
@@ -270,7 +290,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
                 continue
             # a reasoning format may end on a tool marker itself (for use without a tool
             # format); combined, the tool format's transition out of CONTENT replaces that rule
-            own = (REASONING, terminal) in r.table
+            own = (REASONING, terminal) in r.table or terminal in replaced
             leaves = Act.CALL_START in rule.acts or tools.regions.get(rule.next) is not Region.CONTENT
             opens = r.tool_start_ends_reasoning and leaves and terminal in tools.special
             if own or (opens and (REASONING, terminal) not in table):

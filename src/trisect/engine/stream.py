@@ -65,8 +65,8 @@ class EventStream(Machine):
         """Record from now on the spans of output the stream consumes (``engine.trace``), for
         ``trisect.testing``'s nothing-lost check."""
         trace = self.trace = Trace()
-        if self._st.region is not _REASONING and self._st.region is not _CONTENT:
-            trace.enter(self._offset)  # the output starts inside an envelope
+        if self._block is not None:
+            trace.enter(self._offset)  # inside a block of calls (the envelope the machine holds)
         return trace
 
     @property

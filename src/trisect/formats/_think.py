@@ -74,8 +74,10 @@ def think_format(
     ``opens_in_content`` (reasoning is opted into by the marker: the block may come anywhere).
     ``start=()``: the family has no start marker (the block always starts the output).
     ``ends_on``: further terminals (name -> markers) that end reasoning when met inside it, the
-    marker itself dropped — a tool-call marker, for use without a tool format (``combine()``
-    lets the tool format's transition replace these). ``answer``: markers that wrap the
+    marker itself kept as content text — a tool-call marker, for use without a tool format
+    (``combine()`` lets the tool format's transition replace these; vLLM's reasoning pass ends
+    reasoning there and re-emits the marker as text) — or dropped if also in ``drop_in_content``
+    (an end-of-turn marker). ``answer``: markers that wrap the
     content (``<answer>`` … ``</answer>``): absorbed in content; the opening one also ends
     reasoning. ``absorb``: further terminals whose markers are dropped wherever they appear
     (framing that is neither reasoning nor content: end-of-turn tokens, reserved tokens).
@@ -95,7 +97,8 @@ def think_format(
             rows.append((CONTENT, "THINK_START", REASONING, ()))
     for terminal, markers in (ends_on or {}).items():
         terminals[terminal] = markers
-        rows.append((REASONING, terminal, CONTENT, (Act.REASONING_END,)))
+        kept = () if terminal in drop_in_content else (Act.MARKER_TEXT,)
+        rows.append((REASONING, terminal, CONTENT, (Act.REASONING_END, *kept)))
     if answer is not None:
         terminals["ANSWER_START"], terminals["ANSWER_END"] = answer
         rows += [

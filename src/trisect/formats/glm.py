@@ -13,7 +13,7 @@ Thinking on unless ``enable_thinking`` (or ``thinking``) is false; then the GLM-
 ends ``<|assistant|>\\n<think></think>`` and GLM-4.7's ``<|assistant|></think>``, and the output
 is content. A ``<tool_call>`` met while thinking ends reasoning (GLM-5 emits calls inside
 ``<think>``, vLLM #42400 / #46040): with the GLM tool format combined it opens the call, without
-it the marker is dropped and the rest is content. A duplicate ``</think>`` is absorbed.
+it the marker and the rest are content, as written (vLLM's glm45 reasoning pass). A duplicate ``</think>`` is absorbed.
 
 Reference: zai-org GLM-4.6 and GLM-4.7-Flash chat templates (tests/data/templates/GLM-4.6.jinja,
 GLM-4.7-Flash.jinja); vLLM ``glm45`` / ``glm47`` (Glm47MoeParser, FORMATS.md).

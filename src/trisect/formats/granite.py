@@ -10,7 +10,9 @@ Wire format (with ``chat_template_kwargs: {"thinking": true}``)::
 Both spellings are accepted for each marker (``Here's`` / ``Here is``). The markers are
 ordinary text, matched as text even when token ids are given. The output starts in content:
 reasoning is the text after the thought-process marker, so an answer without it is all content
-(thinking on or off). A repeated response marker in content is absorbed.
+(thinking on or off). A response marker in content is content text: without the
+thought-process marker vLLM's parser returns the whole output as content, and after the first
+response marker its content is all the rest (``(.*)``), a second marker included.
 
 Reference: vLLM 0.33 ``vllm/reasoning/granite_reasoning_parser.py`` (``(?:Here's|Here is) my
 thought process:`` / ``(?:Here's|Here is) my response:``, matched as text); ibm-granite
@@ -37,6 +39,7 @@ FORMATS = [
         special=False,
         initial=_content,
         opens_in_content=True,
+        stray_end=False,
         turn_markers=("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"),
         models=("granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-3.3-2b-instruct"),
         reference="vLLM granite reasoning parser (FORMATS.md); Granite 3.3 chat template",

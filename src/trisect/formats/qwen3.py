@@ -10,7 +10,9 @@ Wire format (Qwen3 chat template, generation prompt ``<|im_start|>assistant\\n``
 
 With ``enable_thinking=False`` the template renders ``<think>\\n\\n</think>\\n\\n`` into the
 prompt and the output is all content. ``<tool_call>`` inside unterminated reasoning ends it
-(the model moved on to calling a tool); a duplicate ``</think>`` is absorbed. ``<think>`` and
+(the model moved on to calling a tool): with a tool format it opens the call, without one the
+marker and what follows are content, as written (vLLM's qwen3 reasoning pass); a duplicate
+``</think>`` is absorbed. ``<think>`` and
 ``</think>`` are added tokens 151667 / 151668 of the Qwen2/Qwen3 tokenizer.
 
 Reference: Qwen/Qwen3-0.6B chat template (tests/data/templates/Qwen-Qwen3-0.6B.jinja); vLLM
@@ -28,6 +30,7 @@ FORMATS = [
         "qwen3",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
         tool_start_ends_reasoning=True,
+        ends_on={"TOOL_OPENER": ("<tool_call>",)},  # named apart: granite-20b-fc's TOOL_START is another marker
         turn_markers=QWEN_TURN_MARKERS,
         models=("Qwen3", "Qwen3.5", "Qwen3.6", "QwQ-32B", "Qwen3-Coder (thinking variants)"),
         reference="Qwen3 chat template; vLLM qwen3 reasoning parser",

@@ -510,6 +510,8 @@ class _Walk:
                     self._after_codec(call, end)
             elif act is Act.ARGS_END:
                 self._args_end()
+            elif act is Act.MARKER_TEXT:
+                continue  # read as text once the state has changed (below)
             elif act is Act.CALL_DROP:
                 call = self.call
                 if call is not None:
@@ -531,6 +533,8 @@ class _Walk:
                 self._give_back()
             self.in_block = False
         self.st = st
+        if Act.MARKER_TEXT in rule.acts:
+            self._text(marker)  # the marker is text of the state it leads to
 
     def _open_call(self, at: int) -> _Call:
         if self.reader is not None:
