@@ -23,7 +23,9 @@ space-separated word per delta, text only) and ``4 tokens`` (the text of 4 real 
 per delta, cut with the vocabulary in ``tests/data/tokenizers``; ``+ids``: the ids ride along,
 the parser has no tokenizer and the OpenAI layer counts reasoning tokens by the engine's state;
 ``+vocab``: the parser has the tokenizer, so markers match by id and the token view counts).
-Without tiktoken the token rows are skipped.
+Without tiktoken the token rows are skipped. Last, the cost of a ``StreamParser.copy()`` by how
+much output came before it, and of one digit of a JSON number streamed a digit per delta by the
+number's length (both should not grow).
 """
 
 from __future__ import annotations
@@ -189,6 +191,22 @@ def copy_cost(words: int, rounds: int) -> list[tuple[str, float]]:
     return out
 
 
+def number_cost(digits: int, rounds: int) -> float:
+    """µs per digit of one JSON number in a call's arguments, streamed one digit per delta: the
+    scanner keeps the number's grammar state, so a digit costs the same however long the number
+    is (issue 10 §5: it was re-checked whole on every feed, O(length) per digit)."""
+    head = '<tool_call>\n{"name": "f", "arguments": {"n": '
+    best = float("inf")
+    for _ in range(rounds):
+        stream = trisect.Parser("qwen3", "hermes").stream(chat_template_kwargs={"enable_thinking": False})
+        stream.feed(head)
+        t0 = time.process_time()
+        for _ in range(digits):
+            stream.feed("7")
+        best = min(best, time.process_time() - t0)
+    return best / digits * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--words", type=int, default=12000, help="words of prose / code per output")
@@ -220,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'':18s}" + "".join(f"{f'{n // 1000}k words':>12s}" for n in sizes))
     for label in table[sizes[0]]:
         print(f"{label:18s}" + "".join(f"{table[n][label]:12.1f}" for n in sizes))
+    print("\nA JSON number streamed one digit per delta, µs per digit by its length (O(delta): flat):")
+    lengths = (1_000, 16_000, 256_000)
+    costs = [number_cost(n, max(1, args.rounds // 2)) for n in lengths]
+    print("".join(f"{f'{n // 1000}k digits':>14s}" for n in lengths) + f"{'longest/shortest':>18s}")
+    print("".join(f"{c:14.2f}" for c in costs) + f"{costs[-1] / costs[0]:18.2f}")
     if enc is None:
         print("(tiktoken not installed: token rows skipped)")
     return 0

@@ -5,7 +5,9 @@
   ``MalformedOutputError``), with no ``ValueError`` from Python's integer-conversion limit and no
   ``RecursionError``;
 * an integer-typed XML parameter, or a pythonic integer, of 4,301 digits: its value is the integer
-  as JSON text (leading zeros, ``+`` and underscores dropped, as ``int()`` would), whatever its size.
+  as JSON text (leading zeros, ``+`` and underscores dropped, as ``int()`` would), whatever its size;
+* a JSON number split across deltas is read by its grammar's state, never re-checked whole (its
+  cost per digit is flat: ``bench/bench_layers.py``), with the grammar's verdict wherever it is cut.
 
 Each runs whole (``parse``) and streamed (one delta, and a delta per 97 characters).
 """
@@ -13,10 +15,14 @@ Each runs whole (``parse``) and streamed (one delta, and a delta per 97 characte
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trisect import MalformedOutputError, Message, Parser
+from trisect.engine.jsonscan import JsonScanner
 from trisect.message import MessageBuilder
 
 DIGITS = "1" * 4301
@@ -103,3 +109,22 @@ def test_a_pythonic_integer_of_any_size(raw: str, want: str) -> None:
     assert [c.name for c in msg.tool_calls] == ["f"]
     assert json.loads(msg.tool_calls[0].arguments.replace(want, "0")) == {"n": 0}
     assert want in msg.tool_calls[0].arguments
+
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet="0123456789eE.+-", max_size=12), cut=st.integers(0, 12))
+def test_a_number_split_anywhere_is_read_as_the_json_grammar_says(text: str, cut: int) -> None:
+    """The scanner keeps a number's grammar state across feeds (O(delta) per feed, see
+    bench/bench_layers.py); its verdict is the JSON grammar's, wherever the number is cut."""
+    doc = "[" + text + "]"
+    whole, split = JsonScanner(), JsonScanner()
+    whole.feed(doc, 0, len(doc))
+    k = min(cut, len(doc))
+    split.feed(doc[:k], 0, k)
+    if not split.failed:
+        split.feed(doc[k:], 0, len(doc) - k)
+    valid = text == "" or _JSON_NUMBER.fullmatch(text) is not None  # "[]" is an empty list
+    assert whole.done == split.done == valid

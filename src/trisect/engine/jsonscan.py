@@ -27,7 +27,6 @@ def run_matcher(pattern: str) -> Run:
 _WS = run_matcher(r"[ \t\r\n]*")
 _STR_RUN = run_matcher(r'[^"\\\x00-\x1f]*')
 _NUM_RUN = run_matcher(r"[0-9eE.+\-]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrtu')
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
@@ -51,14 +50,15 @@ _FAILED = 12
 class JsonScanner:
     """Consumes one JSON value. ``feed(s, i, end)`` returns the index where it stopped."""
 
-    __slots__ = ("_stack", "_state", "_in_key", "_pending", "_hex_left")
+    __slots__ = ("_stack", "_state", "_in_key", "_pending", "_hex_left", "_num")
 
     def __init__(self) -> None:
         self._stack: list[str] = []
         self._state = _VALUE
         self._in_key = False
-        self._pending = ""  # number text so far, or the rest of a literal
+        self._pending = ""  # the rest of a literal
         self._hex_left = 0
+        self._num = _N_START  # where a number is in its grammar (_number_step): O(1) state per feed
 
     @property
     def done(self) -> bool:
@@ -87,7 +87,7 @@ class JsonScanner:
 
     def close(self) -> bool:
         """End of input: a number at top level may end here. Returns ``done``."""
-        if self._state == _NUM and not self._stack and _NUMBER.match(self._pending):
+        if self._state == _NUM and not self._stack and self._num in _N_COMPLETE:
             self._state = _DONE
         return self._state == _DONE
 
@@ -138,7 +138,7 @@ class JsonScanner:
                     st = self._end_value()
                 elif c == "-" or "0" <= c <= "9":
                     st = _NUM
-                    self._pending = ""
+                    self._num = _N_START
                     continue  # the number run below takes the character
                 elif c in _LITERALS:
                     st = _LIT
@@ -149,16 +149,16 @@ class JsonScanner:
                 i += 1
             elif st == _NUM:
                 j = _NUM_RUN(s, i, end).end()
-                self._pending += s[i:j]
+                num = self._num = _number_step(self._num, s, i, j)
                 i = j
-                if i >= end:
-                    if not _number_prefix_ok(self._pending):
-                        st = _FAILED
-                    break
-                if not _NUMBER.match(self._pending):
+                if num == _N_BAD:
                     st = _FAILED
                     break
-                self._pending = ""
+                if i >= end:
+                    break  # the number may go on in the next delta
+                if num not in _N_COMPLETE:
+                    st = _FAILED
+                    break
                 st = self._end_value()
             elif st == _LIT:
                 want = self._pending
@@ -227,18 +227,48 @@ class JsonScanner:
         return i
 
 
-_NUMBER_PREFIX = re.compile(r"-?(?:0|[1-9][0-9]*)?(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?\Z")
+# A JSON number's grammar as a state machine, so that a number split over many deltas costs
+# O(delta) per feed (not a re-check of all its text so far): the states after "", "-", "0",
+# "12", "1.", "1.5", "1e", "1e+", "1e5"; _N_BAD: it can no longer be a number.
+_N_START, _N_SIGN, _N_ZERO, _N_INT, _N_DOT, _N_FRAC, _N_E, _N_ESIGN, _N_EXP, _N_BAD = range(10)
+_N_COMPLETE = frozenset({_N_ZERO, _N_INT, _N_FRAC, _N_EXP})
+_N_DIGITS = frozenset({_N_INT, _N_FRAC, _N_EXP})  # states a run of digits keeps
+_DIGIT_RUN = run_matcher(r"[0-9]*")
+_N_NEXT: dict[tuple[int, str], int] = {}
+for _state, _chars, _to in (
+    (_N_START, "-", _N_SIGN),
+    (_N_START, "0", _N_ZERO),
+    (_N_START, "123456789", _N_INT),
+    (_N_SIGN, "0", _N_ZERO),
+    (_N_SIGN, "123456789", _N_INT),
+    (_N_ZERO, ".", _N_DOT),
+    (_N_ZERO, "eE", _N_E),
+    (_N_INT, "0123456789", _N_INT),
+    (_N_INT, ".", _N_DOT),
+    (_N_INT, "eE", _N_E),
+    (_N_DOT, "0123456789", _N_FRAC),
+    (_N_FRAC, "0123456789", _N_FRAC),
+    (_N_FRAC, "eE", _N_E),
+    (_N_E, "+-", _N_ESIGN),
+    (_N_E, "0123456789", _N_EXP),
+    (_N_ESIGN, "0123456789", _N_EXP),
+    (_N_EXP, "0123456789", _N_EXP),
+):
+    for _c in _chars:
+        _N_NEXT[(_state, _c)] = _to
 
 
-def _number_prefix_ok(text: str) -> bool:
-    """Whether ``text`` can still grow into a valid JSON number."""
-    if not _NUMBER_PREFIX.match(text):
-        return False
-    # "0" may not be followed by digits; "." needs a digit before it.
-    body = text.lstrip("-")
-    if body[:1] == "0" and body[1:2].isdigit():
-        return False
-    return not body.startswith(".") and not body.startswith("e") and not body.startswith("E")
+def _number_step(state: int, s: str, i: int, j: int) -> int:
+    """The number's state after ``s[i:j]`` (characters of ``[0-9eE.+-]``); runs of digits are
+    skipped with one C match. Cost O(j - i)."""
+    while i < j and state != _N_BAD:
+        if state in _N_DIGITS:
+            i = _DIGIT_RUN(s, i, j).end()
+            if i >= j:
+                break
+        state = _N_NEXT.get((state, s[i]), _N_BAD)
+        i += 1
+    return state
 
 
 def is_json_object(text: str) -> bool:
