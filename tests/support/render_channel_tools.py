@@ -321,11 +321,11 @@ def harmony_book(reasoning: str | None, path: str) -> Book:
     )
     b.add(
         p + "builtin-browser",
-        hw + ": built-in tool recipient keeps its name",
+        hw + ": a request to a built-in tool on the analysis channel is reasoning (vLLM 0.33 "
+        "HarmonyParser: browser.* is not a function recipient, harmony_utils.py:33-61)",
         out,
-        reasoning="Search first.",
+        reasoning='Search first.{"query":"weather Paris","topn":3}',
         content="Searching.",
-        tool_calls=[call("browser.search", {"query": "weather Paris", "topn": 3})],
         tools=TOOLS,
         options={"chat_template_kwargs": {"builtin_tools": ["browser"]}},
         tokenizer=tok,
@@ -424,10 +424,10 @@ def harmony_book(reasoning: str | None, path: str) -> Book:
     )
     b.add(
         p + "malformed-python-code-body",
-        hw + ": built-in python with a code body (not JSON arguments)",
+        hw + ": built-in python on the analysis channel is reasoning, its code included (vLLM 0.33 "
+        "HarmonyParser: python is not a function recipient)",
         bad,
-        reasoning="Run code.",
-        content="<|start|>assistant to=python<|channel|>analysis code<|message|>print(1)<|call|>",
+        reasoning="Run code.print(1)",
         tools=TOOLS,
         tokenizer=tok,
     )
@@ -797,9 +797,9 @@ def olmo3_book(reasoning: str | None, path: str) -> Book:
     text = "<function_calls>\nget_weather(location=Paris)\n</function_calls>"
     b.add(
         p + "malformed-bare-name",
-        OLMO_SRC + ": not a literal call",
+        OLMO_SRC + ": not a literal call; the block yields no call, so all of its text is content",
         text,
-        content="<function_calls>\nget_weather(location=Paris)",
+        content=text,
         tools=PY_TOOLS,
         tokenizer=None,
     )
@@ -870,9 +870,9 @@ def lfm2_book() -> Book:
     bad = s + "[get_weather(location=Paris)]" + e
     b.add(
         "lfm2-malformed-bare-name",
-        LFM2_SRC + ": not a literal call",
+        LFM2_SRC + ": not a literal call; the block yields no call, so all of its text is content",
         bad,
-        content="[get_weather(location=Paris)]",
+        content=bad,
         tools=PY_TOOLS,
         tokenizer=tok,
     )
@@ -1006,15 +1006,15 @@ def kimi_k3_book() -> Book:
         "k3-malformed-no-call-close",
         K3_SRC + ": a call counts only with <|close|>call<|sep|>; never closed, it is unfinished at the end",
         "<|open|>tools<|sep|>" + bad,
-        unfinished_call=bad,
+        unfinished_call="<|open|>tools<|sep|>" + bad,  # the block's opener goes with the cut-off call
         **kw,
     )
     bad = '<|open|>call index="1"<|sep|>' + k3_arg("code", "print(1)") + "<|close|>call<|sep|>"
     b.add(
         "k3-malformed-no-tool-attribute",
-        K3_SRC + ": a call without a tool name is content",
+        K3_SRC + ": a call without a tool name is content; the block yields no call: all of its text",
         "<|open|>tools<|sep|>" + bad + "<|close|>tools<|sep|>",
-        content=bad,
+        content="<|open|>tools<|sep|>" + bad + "<|close|>tools<|sep|>",
         **kw,
     )
     return b

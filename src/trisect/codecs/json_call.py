@@ -144,12 +144,14 @@ class JsonEnvelope:
     """The options of ``JsonEnvelopeCodec``, and its factory: the family's key names (the first
     of ``name_keys`` / ``args_keys`` present counts; an ``id_keys`` key counts only before the
     name) and ``list_opener``: the call's opening marker may carry the ``[`` of the list around
-    it (xLAM's ``[{``), which is skipped."""
+    it (xLAM's ``[{``), which is skipped. ``requires_args``: an object without an arguments key is
+    not a call (Llama's ``{"name": "Bob"}`` in prose); otherwise its arguments are ``{}``."""
 
     name_keys: tuple[str, ...] = ("name",)
     args_keys: tuple[str, ...] = ("arguments", "parameters")
     id_keys: tuple[str, ...] = ()
     list_opener: bool = False
+    requires_args: bool = False
 
     @property
     def grammar(self) -> ArgSyntax | str:
@@ -176,6 +178,8 @@ class JsonEnvelopeCodec(Codec):
         self._args_keys = options.args_keys
         self._id_keys = options.id_keys
         self._skip_list = options.list_opener
+        self._requires_args = options.requires_args
+        self._held_name: str | None = None  # the name, until an arguments key makes it a call (requires_args)
         self._state = _OPEN
         self._scanner = JsonScanner()
         self._raw: list[str] = []  # raw text of a key or a captured value
@@ -254,13 +258,15 @@ class JsonEnvelopeCodec(Codec):
         self._scanner = JsonScanner()
         self._raw = []
         key = self._key
-        if key in self._name_keys and self.name is None:
+        if key in self._name_keys and self.name is None and self._held_name is None:
             self._role = "name"
-        elif key in self._id_keys and self.call_id is None and self.name is None:
+        elif key in self._id_keys and self.call_id is None and self.name is None and self._held_name is None:
             # an id counts only before the name: the call is announced as soon as its name is known
             self._role = "id"
         elif key in self._args_keys and not self._args_seen:
             self._args_seen = True
+            if self._held_name is not None:  # now it is a call: announce it
+                self.name, self._held_name = self._held_name, None
             if c == "{":
                 self._role = "args"
             elif c == '"':
@@ -305,10 +311,12 @@ class JsonEnvelopeCodec(Codec):
         role = self._role
         if role == "name":
             value = _string("".join(self._raw))
-            if value:
-                self.name = value
-            else:
+            if not value:
                 self.failed = True
+            elif self._requires_args and not self._args_seen:
+                self._held_name = value  # not a call until its arguments key comes
+            else:
+                self.name = value
         elif role == "id":
             value = _string("".join(self._raw))
             if value is not None:
@@ -345,4 +353,7 @@ class JsonEnvelopeCodec(Codec):
         if self.name is None:
             self.failed = True  # a complete object without a name is not a call
         elif not self._args_seen:
+            if self._requires_args:
+                self.failed = True  # no arguments key: not a call of this family
+                return
             self._out.append("{}")

@@ -75,6 +75,8 @@ def _codec(spec: FormatSpec, recipe: Mapping[str, Any]) -> dict[str, Any]:
             table["id_keys"] = list(codec.id_keys)
         if codec.list_opener:
             table["list_opener"] = True
+        if codec.requires_args:
+            table["requires_args"] = True
         return table
     if isinstance(codec, XmlParams):
         table = {
@@ -104,6 +106,8 @@ def format_toml(spec: FormatSpec, *, comment: Iterable[str] = ()) -> str:
     lines.append(f"special = {_value(sorted(spec.special))}")
     if spec.kind == "reasoning":
         lines.append(f"tool_start_ends_reasoning = {_value(spec.tool_start_ends_reasoning)}")
+        if spec.plain_when_off:
+            lines.append("plain_when_off = true")
         lines.append(f"turn_markers = {_value(list(spec.turn_markers))}")
         rule = recipe["initial"]
         if isinstance(rule, str):

@@ -6,7 +6,7 @@ What a file may say (``docs/CONTRIBUTING-FORMATS.md`` documents every key with a
 markers), ``special`` (the terminals that are special tokens, or ``true`` for all), ``regions``
 (state -> field), ``transitions.rows`` (``[state, terminal, next, [acts], guard]``, one row
 per line), ``strip``; for reasoning formats ``initial`` (a state, or a thinking switch),
-``tool_start_ends_reasoning``, ``turn_markers``, ``content_prefix``; for tool formats
+``tool_start_ends_reasoning``, ``plain_when_off``, ``turn_markers``, ``content_prefix``; for tool formats
 ``codec`` (``type`` and that codec's options), ``call_name`` (how the name region reads),
 ``call_id``, ``validate_names`` and ``grammar``. What Python formats express with functions
 (Harmony's message headers, Nemotron's reasoning fallback) has no TOML form.
@@ -63,6 +63,7 @@ _TOP = {
     "strip": str,
     "initial": (str, dict),
     "tool_start_ends_reasoning": bool,
+    "plain_when_off": bool,
     "turn_markers": list,
     "content_prefix": str,
     "codec": dict,
@@ -74,7 +75,13 @@ _TOP = {
 _INITIAL = {"thinking": str, "no_thinking": str, "switch": list, "default": bool, "effort_off": list}
 _CODEC_OPTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "json_args": {},
-    "json_envelope": {"name_keys": list, "args_keys": list, "id_keys": list, "list_opener": bool},
+    "json_envelope": {
+        "name_keys": list,
+        "args_keys": list,
+        "id_keys": list,
+        "list_opener": bool,
+        "requires_args": bool,
+    },
     "xml_params": {
         "param_start": str,
         "param_end": str,
@@ -297,7 +304,7 @@ class _Reader:
             fields["strip"] = data["strip"]
         if "initial" in data:
             fields["initial"] = self.initial(data["initial"], regions)
-        for key in ("tool_start_ends_reasoning", "content_prefix", "validate_names"):
+        for key in ("tool_start_ends_reasoning", "plain_when_off", "content_prefix", "validate_names"):
             if key in data:
                 fields[key] = data[key]
         if "turn_markers" in data:
@@ -403,8 +410,13 @@ class _Reader:
         if kind in simple:
             return simple[kind]
         if kind == "json_envelope":
-            keys = {k: self.strings(v, ("codec", k)) for k, v in options.items() if k != "list_opener"}
-            return JsonEnvelope(**keys, list_opener=options.get("list_opener", False))
+            flags = ("list_opener", "requires_args")
+            keys = {k: self.strings(v, ("codec", k)) for k, v in options.items() if k not in flags}
+            return JsonEnvelope(
+                **keys,
+                list_opener=options.get("list_opener", False),
+                requires_args=options.get("requires_args", False),
+            )
         if kind == "gemma_args":
             if "quote" not in options:
                 raise self.error(("codec",), "gemma_args needs quote (the family's string delimiter)")

@@ -24,7 +24,10 @@ A block opens a call at its wrapper (so a wrapper met while thinking ends reason
 reasoning format says so: V4, V4.1); each further ``invoke`` opens the next call. An empty
 block is not a call (its text is content). Recovered malformed shapes: a missing ``</…invoke>``
 before the next invoke or before the block's end, a missing ``</…parameter>`` before the next
-parameter. An unfinished call is not a call.
+parameter; a self-closing invoke ``<｜DSML｜invoke name="submit"/>`` is a call with no arguments
+(the name is the quoted value; the invoke's closer is missing, as the recovery allows; vLLM reads
+the name up to the next ``">``, swallowing the closers: a call named
+``submit"/>\n</｜DSML｜tool_calls>``). An unfinished call is not a call.
 
 Marker text inside a value: ``</…parameter>`` ends a value only when what follows, after
 whitespace, is the next parameter, ``</…invoke>``, the next invoke or the block's end;
@@ -52,7 +55,7 @@ import re
 
 from ..codecs import JSON_TEXT
 from ..engine.spec import FormatSpec
-from ._xml_invoke import invoke_format, unquote
+from ._xml_invoke import Quote, invoke_format, unquote
 
 _ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
@@ -93,6 +96,7 @@ def dsml_format(
         trim="none",
         unwrap=unwrap,
         style=style,
+        names=Quote.FIRST,  # the quoted name: a self-closing invoke's '"submit"/' is 'submit'
         models=models,
         reference=reference,
     )

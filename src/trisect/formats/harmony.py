@@ -16,7 +16,11 @@ A header (from ``<|start|>`` or ``<|channel|>`` to ``<|message|>``) names the ro
 or after the channel) and a content type (``json``, ``code``, ``<|constrain|>json``). The
 header decides the body: ``analysis`` is reasoning; ``final`` and ``commentary`` are content;
 any message with a recipient is a tool call named after it (``functions.NAME`` -> ``NAME``;
-built-in tools such as ``browser.search`` or ``python`` keep the name as written) whose body
+built-in tools such as ``browser.search`` or ``python`` keep the name as written) — except a
+message to a built-in tool (``python``, ``browser.*``, ``container.*``) or ``assistant`` on the
+``analysis`` channel, which is reasoning (the model's own tool use while thinking: vLLM 0.33
+``HarmonyParser``, whose ``is_function_recipient`` excludes them; openai/harmony's format
+document sends built-in tool requests on ``analysis``) — whose body
 is the JSON arguments, ended by ``<|call|>`` (or ``<|end|>`` / ``<|return|>``). A body that is
 not one JSON object is not a call (a ``python`` call with code: its text is content). Several
 messages may follow each other; the text of each field is concatenated. A header that cannot
@@ -88,6 +92,20 @@ def _route_by_channel(text: str) -> tuple[str, str | None] | None:
     return None if header is None else (CHANNELS[header[0]], None)
 
 
+BUILT_IN = frozenset({"python", "browser", "container"})  # gpt-oss's built-in tools
+
+
+def is_function(recipient: str) -> bool:
+    """A recipient that is a function of the request's tools (vLLM 0.33
+    ``harmony_utils.is_function_recipient``): ``functions.NAME``, or a bare name that is not a
+    built-in tool (``python``, ``browser.search``, ``container.exec``) nor ``assistant``."""
+    if not recipient or recipient.startswith("<|") or recipient == "assistant":
+        return False
+    if recipient.startswith("functions."):
+        return True
+    return recipient not in BUILT_IN and recipient.partition(".")[0] not in BUILT_IN
+
+
 def _route_calls(text: str) -> tuple[str, str | None] | None:
     header = read_header(text)
     if header is None:
@@ -95,6 +113,8 @@ def _route_calls(text: str) -> tuple[str, str | None] | None:
     channel, recipient = header
     if recipient is None:
         return CHANNELS[channel], None
+    if channel == "analysis" and not is_function(recipient):
+        return REASONING, None  # a built-in tool's request while thinking: reasoning (vLLM, openai/harmony)
     return CALL_BODY, recipient.removeprefix("functions.")
 
 

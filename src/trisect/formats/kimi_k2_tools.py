@@ -7,10 +7,14 @@ Wire format (Kimi-K2-Instruct chat template; one line, wrapped here)::
     <|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>
     <|tool_calls_section_end|>
 
-The header ``functions.NAME:N`` is the call id, written by the model; the name is the part after
-the last ``.`` and before the ``:``. ``N`` counts every tool call of the conversation (the
-template numbers them across turns), so a header without ``:N`` gets the id
-``functions.NAME:K`` with ``K`` = the request's ``history_tool_calls`` + the call's index.
+The header ``functions.NAME:N`` is the call id, written by the model: as vLLM reads it, the
+header (stripped) must begin with ``…:N`` (the longest such prefix is the id, text after the
+digits is ignored) and the name is the id before its first ``:`` without a leading
+``functions.`` (``functions.a.b:1`` is ``a.b``). ``N`` counts every tool call of the conversation
+(the template numbers them across turns); trisect also takes a header ``functions.NAME`` or
+``NAME`` without ``:N`` (a name with no ``.``), whose id is ``functions.NAME:K`` with ``K`` = the request's
+``history_tool_calls`` + the call's index (vLLM skips it). Any other header names no tool: the
+call is not a call (``functions.invalid.0``, where vLLM also skips the call).
 The arguments are JSON, which decides where they end (a marker inside a string is text).
 Text before and after the section is content. The singular ``<|tool_call_section_begin|>`` /
 ``<|tool_call_section_end|>`` spellings are accepted, and so is a call without the section.
@@ -22,19 +26,27 @@ Reference: moonshotai Kimi-K2-Instruct chat template (llama.cpp ``models/templat
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..codecs import JsonArgsCodec
 from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 
+_ID = re.compile(r"(.+:[0-9]+)")  # vLLM parser/kimi_k2.py:49, matched at the header's start
+
 
 def _split_header(header: str) -> tuple[str, str | None]:
-    """``functions.get_weather:0`` -> (``get_weather``, the header as the id)."""
-    head, colon, _n = header.rpartition(":")
-    if not colon:
-        head = header
-    name = head.rpartition(".")[2].strip()
-    return name, (header if colon else None)
+    """``functions.get_weather:0`` -> (``get_weather``, ``functions.get_weather:0``); ``("",
+    None)``: the header names no tool."""
+    header = header.strip()
+    m = _ID.match(header)
+    if m is not None:
+        call_id = m.group(1)
+        return call_id.split(":")[0].removeprefix("functions."), call_id
+    name = header.removeprefix("functions.")
+    if name and not any(ch in name for ch in ".:"):
+        return name, None  # no index: the id is made from the history (_kimi_id)
+    return "", None
 
 
 def _kimi_id(request: Any, index: int, name: str) -> str:

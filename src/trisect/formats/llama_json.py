@@ -18,11 +18,13 @@ Meta's Llama 3.1 prompt-format document shows a real response with the optional
 
 A call ends where its JSON ends: there is no end marker. Several calls follow each other
 directly (the Llama 4 JSON template) or separated by ``;`` (accepted only between calls).
-``parameters`` or ``arguments`` (the first one given counts); arguments given as a JSON string
-are decoded once. Text before the first ``{`` is content; text that starts with ``{`` but is not
-a call (no ``name``, invalid JSON, or — when the request has tools — a name that is not one of
-them) is content, and so is ``<|python_tag|>`` followed by code. Llama 4 may wrap calls in
-``<|python_start|>`` … ``<|python_end|>`` (200016 / 200017), which are dropped.
+``parameters`` or ``arguments`` (the first one given counts) is required, as in vLLM's parser
+(``obj["arguments"] if "arguments" in obj else obj["parameters"]``): ``{"name": "Bob"}`` is not a
+call; arguments given as a JSON string are decoded once. Text before the first ``{`` is content;
+text that starts with ``{`` but is not a call (no ``name``, no arguments, invalid JSON, or — when
+the request has tools — a name that is not one of them) is content, and so is ``<|python_tag|>``
+followed by code. Llama 4 may wrap calls in ``<|python_start|>`` … ``<|python_end|>`` (200016 /
+200017), which are dropped.
 
 Reference: meta-llama Llama-3.1-8B / 3.2-3B / 3.3-70B-Instruct chat templates (llama.cpp
 ``models/templates``); meta-llama/llama-models ``models/llama3_1/prompt_format.md``; vLLM
@@ -60,7 +62,7 @@ def _llama(name: str, extra: dict[str, tuple[str, ...]], models: tuple[str, ...]
         special=frozenset(extra),
         regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS, "AFTER_CALL": Region.CONTENT},
         table=rules(*rows),
-        codec=JsonEnvelope(args_keys=("parameters", "arguments")),
+        codec=JsonEnvelope(args_keys=("parameters", "arguments"), requires_args=True),
         validate_names=True,
         models=models,
         reference=reference,

@@ -147,8 +147,8 @@ def _read_envelope(options: JsonEnvelope, text: str, i: int, n: int) -> tuple[in
             break
         else:
             raise _UNDECIDED
-    if name is None:
-        raise _UNDECIDED
+    if name is None or (not args_seen and options.requires_args):
+        raise _UNDECIDED  # not a call: the codec says so
     return i + 1, name, call_id, "{}" if args is None else args
 
 
