@@ -77,8 +77,13 @@ def test_prompt_decides_the_initial_state(
     with_ids = Parser(fmt, tokenizer=tokenizers.load(tok))
     ids = tokenizers.encode(tok, prompt)
     assert with_ids.stream(prompt_token_ids=ids, **options).state == want
-    # the token view reads the same ids the same way: prompt + nothing generated yet
-    assert with_ids.is_reasoning_end(ids, **options) == (want != R)
+    # the token view reads the same ids the same way: prompt + nothing generated yet; a list of
+    # ids alone carries no prompt, so where a switch turns thinking off and the family's markers
+    # are then text (FormatSpec.plain_when_off: QwQ's and GLM-4.7's templates open the block
+    # anyway), the switch decides there
+    spec = with_ids.reasoning_spec
+    plain = spec is not None and spec.plain_when_off and spec.initial(with_ids.request(**options)) == C
+    assert with_ids.is_reasoning_end(ids, **options) == (want != R or plain)
     assert with_ids.is_reasoning_end([], prompt_token_ids=ids, **options) == (want != R)
 
 

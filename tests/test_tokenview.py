@@ -111,8 +111,12 @@ def test_multi_turn_prompt_with_earlier_think_pairs() -> None:
     assert p.is_reasoning_end(enc(history), chat_template_kwargs={"enable_thinking": False}) is True
     assert p.is_reasoning_end(enc(history + "<think>\nnew")) is False
     assert p.is_reasoning_end(enc(history + "<think>\nnew</think>\n\nSunny")) is True
-    # the same history pre-filling '<think>\n' with thinking switched off: the prompt decides
-    assert p.is_reasoning_end(enc(history + "<think>\n"), chat_template_kwargs={"enable_thinking": False}) is False
+    # the same history pre-filling '<think>\n' with thinking switched off: the prompt, given as
+    # the prompt, decides; one list of ids alone carries no prompt, and with thinking off Qwen3's
+    # markers are text (FormatSpec.plain_when_off, issue 10 §3): the switch decides
+    off = {"chat_template_kwargs": {"enable_thinking": False}}
+    assert p.is_reasoning_end([], prompt_token_ids=enc(history + "<think>\n"), **off) is False
+    assert p.is_reasoning_end(enc(history + "<think>\n"), **off) is True
     tracker = p.reasoning_tracker()
     assert tracker.feed(enc(history)) is False
     assert tracker.feed(enc("<think>\nabc")) is False

@@ -88,17 +88,32 @@ class Parser:
         return self._vocab
 
     def _compiled_for(self, request: Request) -> CompiledFormat:
-        """The format this request's output is in (``request/choice.py``: tool_choice semantics)."""
+        """The format this request's output is in (``request/choice.py``: tool_choice semantics;
+        ``FormatSpec.plain_when_off``: no reasoning format when the request switched it off)."""
+        reasoning, compiled = self.reasoning_spec, self._compiled
+        if reasoning is not None and reasoning.plain_when_off and self._thinking_off(request):
+            reasoning, compiled = None, compile_format(_combined(None, self.tools_spec), self._vocab)
         choice = request.tool_choice
         if choice == "auto":
-            return self._compiled
+            return compiled
         if choice == "none":
             if self.tools_spec is None:
-                return self._compiled
-            return compile_format(_combined(self.reasoning_spec, None), self._vocab)
+                return compiled
+            return compile_format(_combined(reasoning, None), self._vocab)
         if self.tools_spec is not None and keeps_native_markers(self.tools_spec):
-            return self._compiled
-        return compile_format(constrained_format(self.reasoning_spec, request.forced), self._vocab)
+            return compiled
+        return compile_format(constrained_format(reasoning, request.forced), self._vocab)
+
+    def _thinking_off(self, request: Request) -> bool:
+        """The request switched thinking off and its prompt, if given, did not open a block
+        anyway (a template that ignores the switch, QwQ's). Text, stream and token views read
+        the same options, so they agree; a token view given prompt + output as one list of ids
+        takes the switch at its word (pass the prompt as ``prompt_token_ids`` for it to decide)."""
+        reasoning = self.reasoning_spec
+        if reasoning is None or reasoning.initial(request) != CONTENT:
+            return False
+        text, ids = request.prompt_text, request.prompt_token_ids
+        return prompt_verdict(self._compiled, prompt_text=text, prompt_token_ids=ids, vocab=self._vocab) != OPEN
 
     def request(self, **options: Any) -> Request:
         """Validate request options once (``RequestError`` / ``ToolSchemaError``)."""

@@ -561,10 +561,11 @@ def qwen3_cases() -> Book:
     )
     b.add(
         "qwen3-thinking-off-stray-end-marker",
-        "hand-written: enable_thinking=false, the model still writes '</think>' first; "
-        "CONTENT+THINK_END is absorbed",
+        "hand-written: enable_thinking=false, the model still writes '</think>' first; with "
+        "thinking off the markers are text (vLLM 0.33 Qwen3Parser.extract_reasoning returns the "
+        "raw output, parser/qwen3.py:337-344): content as written",
         "</think>\n\nHello! How can I help?",
-        content="Hello! How can I help?",
+        content="</think>\n\nHello! How can I help?",
         options={
             "chat_template_kwargs": {"enable_thinking": False},
             "prompt_text": "<|im_start|>assistant\n<think>\n\n</think>\n\n",

@@ -183,6 +183,10 @@ class FormatSpec:
     # when true for a request, an output that ends inside the reasoning it started in is
     # content instead (Nemotron's swap); the stream holds that reasoning until it knows
     reasoning_fallback: Callable[[StreamOptions], bool] | None = None
+    # the request switches thinking off (``initial`` says CONTENT, no prompt opened the block):
+    # the family's markers are plain text then, as its reference parser has no think terminals
+    # in that mode (``<think>hmm</think>Hello`` is content as written)
+    plain_when_off: bool = False
     content_prefix: str = ""  # content emitted before the output (minimax_m2_append_think)
     # tool formats
     codec: CodecFactory | None = None
@@ -308,6 +312,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         tool_start_ends_reasoning=r.tool_start_ends_reasoning,
         turn_markers=r.turn_markers,
         reasoning_fallback=r.reasoning_fallback,
+        plain_when_off=r.plain_when_off,
         content_prefix=r.content_prefix,
         codec=tools.codec,
         validate_names=tools.validate_names,

@@ -65,6 +65,7 @@ def think_format(
     drop_in_content: tuple[str, ...] = (),
     reasoning_fallback: Callable[[StreamOptions], bool] | None = None,
     vocab_suffix: VocabSuffix | None = None,
+    plain_when_off: bool = False,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
@@ -85,6 +86,8 @@ def think_format(
     end-of-turn marker that ends reasoning). ``special``: all terminals are special tokens
     (``True``), none (``False``), or the named ones.
     ``vocab_suffix``: the markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``).
+    ``plain_when_off``: with thinking switched off the markers are plain text
+    (``FormatSpec.plain_when_off``).
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
     rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
@@ -122,6 +125,7 @@ def think_format(
         tool_start_ends_reasoning=tool_start_ends_reasoning,
         turn_markers=turn_markers,
         reasoning_fallback=reasoning_fallback,
+        plain_when_off=plain_when_off,
         vocab_suffix=vocab_suffix,
         models=models,
         reference=reference,

@@ -5,7 +5,9 @@ Wire format (the generation prompt carries ``<think>`` when thinking)::
     REASONING</think>CONTENT
 
 Thinking is on when neither ``thinking`` nor ``enable_thinking`` is given, off when either is
-false or when ``reasoning_effort`` is ``"none"``; off, the output is all content. A DSML tool
+false or when ``reasoning_effort`` is ``"none"``; off, the output starts in content, and a
+``<think>`` the model writes anyway still opens a block (vLLM's table has the row in both
+modes: ``<think>hmm</think>Hello`` is reasoning ``hmm``, content ``Hello``). A DSML tool
 block (``<｜DSML｜tool_calls>``, spaced ``<｜DSML｜ calls>`` in V4.1) met while thinking ends
 reasoning when the DeepSeek V4 tool format is combined. ``<think>`` / ``</think>`` keep the
 DeepSeek V3 added tokens (128798 / 128799; the V4 vocabulary was not available to verify).
@@ -26,6 +28,7 @@ FORMATS = [
     think_format(
         "deepseek_v4",
         initial=_INITIAL,
+        opens_in_content=True,  # vLLM: (CONTENT, THINK_START) opens reasoning, thinking on or off
         tool_start_ends_reasoning=True,
         turn_markers=DEEPSEEK_TURN_MARKERS,
         models=("DeepSeek-V4",),
@@ -34,6 +37,7 @@ FORMATS = [
     think_format(
         "deepseek_v41",
         initial=_INITIAL,
+        opens_in_content=True,  # vLLM: (CONTENT, THINK_START) opens reasoning, thinking on or off
         tool_start_ends_reasoning=True,
         turn_markers=DEEPSEEK_TURN_MARKERS,
         models=("DeepSeek-V4.1",),

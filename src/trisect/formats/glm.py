@@ -36,6 +36,7 @@ def glm_like(
         initial=thinking_switch("enable_thinking", "thinking", default=True),
         tool_start_ends_reasoning=True,
         ends_on=GLM_TOOL_START,
+        plain_when_off=True,
         turn_markers=turn_markers,
         models=models,
         reference=reference,

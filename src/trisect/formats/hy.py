@@ -65,6 +65,7 @@ FORMATS = [
     think_format(
         "hy_v3",
         initial=effort_switch(off=("no_think",), default="no_think"),
+        plain_when_off=True,
         vocab_suffix=_THINK_SUFFIX,
         models=("Tencent HY v3",),
         reference="vLLM 0.33 hy_v3_reasoning_parser.py",
@@ -72,6 +73,7 @@ FORMATS = [
     think_format(
         "hy_v4",
         initial=effort_switch(off=("no_think",), default="high"),
+        plain_when_off=True,
         vocab_suffix=_THINK_SUFFIX,
         models=("Tencent HY v4",),
         reference="vLLM 0.33 hy_v4_reasoning_parser.py",

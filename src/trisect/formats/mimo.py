@@ -25,6 +25,7 @@ FORMATS = [
     think_format(
         "mimo",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
+        plain_when_off=True,
         tool_start_ends_reasoning=True,
         turn_markers=QWEN_TURN_MARKERS,
         models=("MiMo-7B-RL", "MiMo-7B-SFT", "MiMo-V2-Flash"),

@@ -47,6 +47,7 @@ FORMATS = [
     think_format(
         "nemotron_v3",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
+        plain_when_off=True,
         tool_start_ends_reasoning=True,
         turn_markers=QWEN_TURN_MARKERS,
         reasoning_fallback=_swap,
@@ -56,6 +57,7 @@ FORMATS = [
     think_format(
         "granite_thinking_parser",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
+        plain_when_off=True,
         tool_start_ends_reasoning=True,
         turn_markers=("<|start_of_role|>", "<|end_of_text|>", *QWEN_TURN_MARKERS),
         reasoning_fallback=_swap,

@@ -30,7 +30,8 @@ FORMATS = [
         "qwen3",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
         tool_start_ends_reasoning=True,
-        ends_on={"TOOL_OPENER": ("<tool_call>",)},  # named apart: granite-20b-fc's TOOL_START is another marker
+        ends_on={"TOOL_OPENER": ("<tool_call>",)},
+        plain_when_off=True,  # named apart: granite-20b-fc's TOOL_START is another marker
         turn_markers=QWEN_TURN_MARKERS,
         models=("Qwen3", "Qwen3.5", "Qwen3.6", "QwQ-32B", "Qwen3-Coder (thinking variants)"),
         reference="Qwen3 chat template; vLLM qwen3 reasoning parser",
