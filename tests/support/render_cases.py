@@ -290,14 +290,23 @@ class Book:
 
 
 def cut_call(tools_format: str, text: str) -> str:
-    """The raw text of the call a cut-off output ends inside: ``text`` from the first marker that
-    opens a call in the format's table (issue 10 §3: that text is the message's
+    """The raw text of the first call, cut off, that an output ends inside: ``text`` from the
+    first marker that opens a call, or the block of calls it opened in (a block that yielded no
+    call goes with it), in the format's table (issue 10 §3: that text is the message's
     ``unfinished_call``, not content)."""
-    from trisect.engine.spec import Act
+    from trisect.engine.spec import Act, Region
     from trisect.formats import tool_format
 
     spec = tool_format(tools_format)
-    openers = {s for (_st, t), r in spec.table.items() if Act.CALL_START in r.acts for s in spec.terminals.get(t, ())}
+    fields = (Region.CONTENT, Region.REASONING)
+    opens_call = {st for (st, _t), r in spec.table.items() if Act.CALL_START in r.acts}
+    openers = {
+        s
+        for (st, t), r in spec.table.items()
+        if Act.CALL_START in r.acts
+        or (spec.regions.get(st) in fields and spec.regions.get(r.next) not in fields and r.next in opens_call)
+        for s in spec.terminals.get(t, ())
+    }
     found = [i for s in openers if (i := text.find(s)) >= 0]
     return text[min(found) :] if found else text
 

@@ -684,16 +684,17 @@ def kimi_cases() -> Book:
     )
     fam.add(
         "hand-malformed-invalid-json",
-        "hand: invalid arguments: the call's text is content",
+        "hand: invalid arguments: the call's text is content, and so is its section's (no call in it)",
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{timezone: UTC}"
         "<|tool_call_end|><|tool_calls_section_end|>",
-        content="<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{timezone: UTC}<|tool_call_end|>",
+        content="<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>"
+        "{timezone: UTC}<|tool_call_end|><|tool_calls_section_end|>",
     )
     fam.add(
         "hand-truncated-in-header",
         "hand: cut inside the header",
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea",
-        unfinished_call="<|tool_call_begin|>functions.get_wea",
+        unfinished_call="<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea",
         truncated=True,
     )
     fam.common()
@@ -779,15 +780,15 @@ def deepseek_v3_cases() -> Book:
     bad = v3call("get_time", "{timezone: UTC}")
     fam.add(
         "hand-malformed-invalid-json",
-        "hand: invalid JSON in the fence: the call's text is content",
+        "hand: invalid JSON in the fence: the call's text is content, and so is its block's",
         CB + bad + CE + "Sorry.",
-        content=bad + "Sorry.",
+        content=CB + bad + CE + "Sorry.",
     )
     fam.add(
         "hand-truncated-in-fence",
         "hand: cut inside the arguments",
         CB + f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
-        unfinished_call=f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
+        unfinished_call=CB + f"{C1}function{SEP}search\n```json\n" + '{"query": "wea',
         truncated=True,
     )
     fam.common()
@@ -831,15 +832,15 @@ def deepseek_v3_cases() -> Book:
     bad = f"{C1}get_time{SEP}" + '{"timezone": "UTC"' + C2
     f31.add(
         "hand-malformed-unclosed-json",
-        "hand: the JSON is not closed before <｜tool▁call▁end｜>: content",
+        "hand: the JSON is not closed before <｜tool▁call▁end｜>: content, its block's markers included",
         CB + bad + CE,
-        content=bad,
+        content=CB + bad + CE,
     )
     f31.add(
         "hand-truncated-in-args",
         "hand: cut inside the arguments",
         CB + f"{C1}search{SEP}" + '{"query": "wea',
-        unfinished_call=f"{C1}search{SEP}" + '{"query": "wea',
+        unfinished_call=CB + f"{C1}search{SEP}" + '{"query": "wea',
         truncated=True,
     )
     f31.common()

@@ -307,19 +307,19 @@ def plamo3_book() -> Book:
     cut = whole[: whole.rindex("Paris")]
     add(
         "plamo3-truncated-in-arguments",
-        "cut inside the arguments: no call, and not content (issue 10 §3)",
+        "cut inside the arguments: no call, and not content (issue 10 §3); the block it opened in goes with it",
         cut,
         reasoning=R,
-        unfinished_call=cut[len(think) :][len("<|plamo:begin_tool_requests:plamo|>") :],
+        unfinished_call=cut[len(think) :],
         truncated=True,
     )
     bad = plamo_request("get_weather", "{location: Paris}")
     add(
         "plamo3-malformed-arguments",
-        "arguments that are not JSON: not a call, the request's text is content",
+        "arguments that are not JSON: not a call; its block yields no call, so all of the block is content",
         f"{think}{plamo_block(bad)}",
         reasoning=R,
-        content=bad,
+        content=plamo_block(bad),
     )
     return b
 

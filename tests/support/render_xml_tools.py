@@ -129,7 +129,8 @@ class Family:
     options: dict[str, Any] | None = None
     prefix: str = ""  # what the template writes before the content of a turn without reasoning
     prefix_reasoning: str | None = None  # the reasoning ``prefix`` carries
-    # the content a rejected call leaves: its own text; a block wrapper around it stays structure
+    # the content a rejected call leaves: all of the block's text, its wrapper included (a block
+    # that yields no call is content whole: the engine's rule), minus what is not the block's
     rejected: Callable[[str], str | None] = staticmethod(joined)  # type: ignore[assignment]
     # raw values that are not valid for their schema type, and what they become
     bad_values: tuple[Params, dict[str, Any]] | None = None
@@ -485,9 +486,6 @@ def minimax_cases() -> Book:
         value_close="</parameter>", call_close="</invoke>", tool_start="<minimax:tool_call>",
         expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
         prefix="</think>\n\n",
-        rejected=staticmethod(  # type: ignore[arg-type]
-            lambda out: joined(out.replace("\n<minimax:tool_call>\n", "\n").replace("\n</minimax:tool_call>", ""))
-        ),
     )
     assert rendered(None, "", [PARIS, EVERY_TYPE]) == minimax_write(as_calls([PARIS, EVERY_TYPE]))
     b = f.book()
@@ -592,13 +590,11 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
                 f"written in the {DSV32} spelling with the {fmt} block "
                 + ("'<｜DSML｜tool_calls>' (FORMATS.md)" if fmt == "deepseek_v4" else "and spaced tags (FORMATS.md)")
             )
-        close = f"</{dsml}{block}>"
         f = Family(
             tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer="deepseek_v3",
             write=write, turn=turn, source=source, value_close=f"</{dsml}parameter>", call_close=f"</{dsml}invoke>",
             tool_start=f"<{dsml}{block}>", validates=False, think_open=None if v32 else "",
             tool_start_special=False, options=options, prefix="</think>",
-            rejected=staticmethod(lambda out: joined(out.replace("\n" + close, ""))),  # type: ignore[arg-type]
         )
         b = f.book()
         standard(b, f)
@@ -774,9 +770,6 @@ def step3_cases() -> Book:
         source="written from vLLM 0.33 step3_tool_parser.py (its tokens and regexes; no template staged)",
         value_close="</steptml:parameter>", call_close="</steptml:invoke>", tool_start="<｜tool_calls_begin｜>",
         validates=False, prefix="</think>", expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
-        rejected=staticmethod(  # type: ignore[arg-type]
-            lambda out: joined(out.replace("<｜tool_calls_begin｜>", "").replace("<｜tool_calls_end｜>", ""))
-        ),
     )
     b = f.book()
     standard(b, f)
@@ -912,9 +905,6 @@ def dots_cases() -> Book:
         turn=turn, source="written from vLLM 0.33 dots_tool_parser.py (the DotsToolParser docstring's layout)",
         value_close="</parameter>", call_close="</invoke>", tool_start="<dots_function_call>",
         expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
-        rejected=staticmethod(  # type: ignore[arg-type]
-            lambda out: joined(out.replace("\n<dots_function_call>\n", "\n").replace("\n</dots_function_call>", ""))
-        ),
     )
     b = f.book()
     standard(b, f)
@@ -986,7 +976,6 @@ def hy_cases(version: str) -> Callable[[], Book]:
             turn=turn, source=f"written from vLLM 0.33 {fmt}_tool_parser.py (its markers and regexes)",
             value_close="</arg_value>", call_close="</tool_call>", tool_start="<tool_calls>", validates=False,
             options={"reasoning_effort": "high"}, prefix="</think>",
-            rejected=staticmethod(lambda out: joined(out.replace("<tool_calls>", "").replace("</tool_calls>", ""))),  # type: ignore[arg-type]
         )
         b = f.book()
         standard(b, f)
@@ -1024,8 +1013,7 @@ def k2_horizon_cases() -> Book:
         value_close="</ifm|arg_value>", call_close="</ifm|tool_call>", tool_start="<ifm|tool_calls>",
         prefix="<ifm|think></ifm|think>", think_open="<ifm|think>",
         rejected=staticmethod(  # type: ignore[arg-type]
-            lambda out: joined(out.replace("<ifm|think></ifm|think>", "").replace("<ifm|tool_calls>", "")
-                               .replace("</ifm|tool_calls>", ""))
+            lambda out: joined(out.replace("<ifm|think></ifm|think>", ""))  # the empty think block
         ),
     )
     b = f.book()
