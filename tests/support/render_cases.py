@@ -1797,12 +1797,12 @@ def qwen3_coder_cases() -> Book:
     )
     assert "{'a': 1, 'b': [True, None]}" in out
     b.add(
-        "qc-rt-30b-template-python-repr-object-stays-string",
+        "qc-rt-30b-template-python-repr-object-is-json",
         f"{CODER_30B} round trip: this template writes non-string values with |string, so "
-        "a dict becomes Python repr \"{'a': 1, …}\" — not JSON, so it stays a string under "
-        "the trisect typing rule (vLLM falls back to ast.literal_eval)",
+        "a dict becomes Python repr \"{'a': 1, …}\": an object parameter written as a Python "
+        "literal is that JSON object (issue 10 §3; vLLM's legacy parser falls back to ast.literal_eval too)",
         out,
-        tool_calls=[call("configure", {"options": "{'a': 1, 'b': [True, None]}"})],
+        tool_calls=[call("configure", {"options": {"a": 1, "b": [True, None]}})],
         tools=tools,
     )
     b.add(

@@ -9,14 +9,16 @@ JSON by the type its tool's JSON schema declares. The rules, one place for every
 * a value becomes the first declared non-string type it is valid for (``integer``: an integer
   literal; ``number``: a JSON number, or a plain decimal such as ``1.`` that Python reads;
   ``boolean``: ``true``/``false`` in any case; ``null``: ``null`` / ``None``; ``object`` /
-  ``array``: JSON text of that kind), written exactly as the model wrote it where that is
-  already valid JSON;
+  ``array``: JSON text of that kind, or a Python literal of that kind, ``{'k': 'v'}``, which
+  templates that render arguments with ``| string`` teach the model), written exactly as the
+  model wrote it where that is already valid JSON; ``float`` means ``number``;
 * otherwise it stays a string — also when the schema allows no string at all: a value is never
   dropped or invented.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -28,6 +30,9 @@ from ..errors import ToolSchemaError
 from .base import integer_text
 
 _JSON_TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+# "float", which tool definitions write for "number" (request/choice.py accepts it; vLLM 0.33
+# coerces it as a number, tool_parsers/utils.py:1126-1151)
+_ALIASES = {"float": "number"}
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 _loose_int = re.compile(r"[+-]?[0-9]+\Z")
@@ -80,9 +85,11 @@ def declared_types(schema: Mapping[str, Any] | None) -> tuple[str, ...]:
         return ()
     kind = schema.get("type")
     if isinstance(kind, str):
-        return (kind,) if kind in _JSON_TYPES else ()
+        canonical = _json_type(kind)
+        return (canonical,) if canonical else ()
     if isinstance(kind, list):
-        return tuple(k for k in kind if k in _JSON_TYPES)
+        found = [t for t in map(_json_type, kind) if t]
+        return tuple(dict.fromkeys(found))
     out: list[str] = []
     for branch_key in ("anyOf", "oneOf"):
         for branch in schema.get(branch_key) or ():
@@ -99,6 +106,13 @@ def declared_types(schema: Mapping[str, Any] | None) -> tuple[str, ...]:
             if t not in out:
                 out.append(t)
     return tuple(out)
+
+
+def _json_type(name: Any) -> str | None:
+    """The JSON type a schema's type name means (``float`` is ``number``), or None."""
+    if not isinstance(name, str):
+        return None
+    return name if name in _JSON_TYPES else _ALIASES.get(name)
 
 
 def _type_of(value: Any) -> str:
@@ -161,5 +175,24 @@ def _as_type(raw: str, kind: str) -> str | None:
         scanner = JsonScanner()
         if scanner.feed(value) == len(value) and (scanner.done or scanner.close()):
             return value
-        return None
+        return _python_literal(value, dict if kind == "object" else list)
     return None
+
+
+_LITERAL_LIMIT = 100_000  # characters: a longer Python literal stays a string (ast's cost and depth)
+
+
+def _python_literal(value: str, kind: type) -> str | None:
+    """A Python literal of ``kind`` (``{'k': 'v'}``, ``[1, None]``) as JSON: the Qwen3-Coder
+    template renders non-string arguments with ``| string``, a Python repr, so the model writes
+    them so. Read with ``ast.literal_eval`` (literals only, never evaluated code); None when it
+    is not one, holds a value JSON cannot hold (a set, bytes, NaN), or is too long or deep."""
+    if len(value) > _LITERAL_LIMIT:
+        return None
+    try:
+        parsed = ast.literal_eval(value)
+        if type(parsed) is not kind:
+            return None
+        return json.dumps(parsed, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
