@@ -46,11 +46,14 @@ class Phase(enum.Enum):
 
     FRESH = "fresh"  # the format's content prefix is not emitted yet
     DEFERRING = "deferring"  # reasoning is held while it may turn out to be content (reasoning_fallback)
+    # the held reasoning ended and nothing followed yet: text or a marker makes it reasoning; the
+    # end of the output, with nothing after it, makes it the content (the swap: content empty)
+    HOLDING = "holding"
     RUNNING = "running"
     FINISHED = "finished"
 
 
-FRESH, DEFERRING, RUNNING, FINISHED = Phase
+FRESH, DEFERRING, HOLDING, RUNNING, FINISHED = Phase
 
 
 class Machine:
@@ -259,6 +262,8 @@ class Machine:
         if region is _REASONING and self._phase is DEFERRING:
             self._deferred.append(s)
             return
+        if self._phase is HOLDING and (region is _REASONING or not s.isspace()):
+            self._held_is_reasoning()
         f = 0 if region is _REASONING else 1
         if f and self._spill is not None and self._st.region is not region:
             self._spill.append((s, _CONTENT_TEXT))  # inside an undecided block: held with it
@@ -280,6 +285,8 @@ class Machine:
     def _apply(self, rule: Rule, terminal: str, marker: str) -> None:
         acts = rule.acts
         calls = self._calls
+        if self._phase is HOLDING and marker:
+            self._held_is_reasoning()  # something follows the held block: it was reasoning
         self._fields.marker()
         trace, kept = self.trace, _KEPT in acts
         if trace is not None and marker and not kept and calls.open is None and self._st.region is not _HEADER:
@@ -299,11 +306,10 @@ class Machine:
                 self._content(self._header.abandon(marker))
         for act in acts:
             if act is Act.REASONING_END:
-                if self._phase is DEFERRING:  # reasoning after all: release what was held
-                    held, self._deferred = self._deferred, []
-                    self._phase = RUNNING
-                    for piece in held:
-                        self._field(_REASONING, piece)
+                if self._phase is DEFERRING:  # reasoning if anything follows: hold it on till then
+                    self._phase = HOLDING
+                    self.reasoning_ended = True  # the block ended here (the token view's answer too)
+                    continue
                 if not self.reasoning_ended:
                     self.reasoning_ended = True
                     self._out.append(ReasoningEnd())
@@ -358,6 +364,14 @@ class Machine:
         self.in_reasoning = st.region is _REASONING
         if kept:
             self._text(marker)  # the marker is text of the state it leads to
+
+    def _held_is_reasoning(self) -> None:
+        """Something followed the held reasoning block (HOLDING): it is reasoning, and it ended."""
+        held, self._deferred = self._deferred, []
+        self._phase = RUNNING
+        for piece in held:
+            self._field(_REASONING, piece)
+        self._out.append(ReasoningEnd())
 
     def _codec_step(self, call: Call, at: int) -> None:
         """After argument text (the codec stopped at output offset ``at``): a structured codec

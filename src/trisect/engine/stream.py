@@ -19,7 +19,7 @@ from .call import Call
 from .compile import Lexicon
 from .events import ContentText, Event, ReasoningText, ToolCallUnfinished
 from .lexer import ALIGNED, TEXT, utf8_len
-from .machine import DEFERRING, FINISHED, RUNNING, Machine
+from .machine import DEFERRING, FINISHED, HOLDING, RUNNING, Machine
 from .spec import Region
 from .trace import Trace
 
@@ -150,7 +150,7 @@ class EventStream(Machine):
         self._content(self._header.abandon(""))
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
-        if self._phase is DEFERRING:  # the output ended inside the held reasoning: it is content
+        if self._phase is DEFERRING or self._phase is HOLDING:  # nothing after the held reasoning: content
             deferred, self._deferred = self._deferred, []
             for piece in deferred:
                 self._field(_CONTENT, piece)

@@ -9,17 +9,20 @@ Wire format::
 
 Thinking on unless ``enable_thinking`` (or ``thinking``) is false. The swap rule: when
 ``enable_thinking`` is false or ``force_nonempty_content`` is true (``chat_template_kwargs``)
-and the output ends while still in the reasoning it started in (no ``</think>``, content
-empty), that text is the content, not the reasoning. Streams with the rule hold such reasoning
-until ``</think>`` (then it is reasoning) or the end (then it is content), so a stream always
-equals ``parse()``. With thinking off and no prompt saying otherwise the output starts in
-content and streams at once. ``<tool_call>`` while thinking ends reasoning when a tool format
+and the reasoning the output started in is all it has — it ends there, or after ``</think>``
+with nothing but whitespace (vLLM swaps when the content is None or blank:
+``parser/nemotron_v3.py``, ``extract_reasoning``) — that text is the content, not the
+reasoning. Streams with the rule hold such reasoning until something follows its end (then it
+is reasoning) or the output ends (then it is content), so a stream always equals ``parse()``.
+With thinking off and no prompt saying otherwise the output starts in content, its markers
+plain text (``plain_when_off``), and streams at once. ``<tool_call>`` while thinking ends reasoning when a tool format
 is combined.
 
 ``granite_thinking_parser`` (Granite 4.2) is the same format under its own name: vLLM's
 ``GraniteThinkingParser`` reuses the Nemotron V3 config, strips the newline its template
 writes after ``</think>`` (fields are stripped whole here) and swaps only when the content was
-absent — which is the rule above (reasoning that ended is never swapped).
+absent: ``R</think>`` is swapped there too (its content is None); trisect takes the rule above
+for both (a blank content after that newline, which vLLM's Granite keeps, is dropped here).
 
 Reference: FORMATS.md ``nemotron_v3`` (vLLM: Qwen3 config renamed, swap reasoning <-> content
 when ``enable_thinking is False`` or ``force_nonempty_content is True`` and content is empty;
