@@ -306,10 +306,15 @@ class Machine:
                 self._content(self._header.abandon(marker))
         for act in acts:
             if act is Act.REASONING_END:
-                if self._phase is DEFERRING:  # reasoning if anything follows: hold it on till then
-                    self._phase = HOLDING
-                    self.reasoning_ended = True  # the block ended here (the token view's answer too)
-                    continue
+                if self._phase is DEFERRING:
+                    if self._spec.fallback_when_empty:  # reasoning if anything follows: hold it till then
+                        self._phase = HOLDING
+                        self.reasoning_ended = True  # the block ended here (the token view's answer too)
+                        continue
+                    held, self._deferred = self._deferred, []  # reasoning after all: release it
+                    self._phase = RUNNING
+                    for piece in held:
+                        self._field(_REASONING, piece)
                 if not self.reasoning_ended:
                     self.reasoning_ended = True
                     self._out.append(ReasoningEnd())

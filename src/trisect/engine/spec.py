@@ -183,6 +183,9 @@ class FormatSpec:
     # when true for a request, an output that ends inside the reasoning it started in is
     # content instead (Nemotron's swap); the stream holds that reasoning until it knows
     reasoning_fallback: Callable[[StreamOptions], bool] | None = None
+    # the fallback also applies when that reasoning ended with nothing after it (Nemotron's swap:
+    # content None or blank); otherwise only an output that ends inside it (K2 Horizon)
+    fallback_when_empty: bool = False
     # the request switches thinking off (``initial`` says CONTENT, no prompt opened the block):
     # the family's markers are plain text then, as its reference parser has no think terminals
     # in that mode (``<think>hmm</think>Hello`` is content as written)
@@ -312,6 +315,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         tool_start_ends_reasoning=r.tool_start_ends_reasoning,
         turn_markers=r.turn_markers,
         reasoning_fallback=r.reasoning_fallback,
+        fallback_when_empty=r.fallback_when_empty,
         plain_when_off=r.plain_when_off,
         content_prefix=r.content_prefix,
         codec=tools.codec,

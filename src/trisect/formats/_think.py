@@ -66,6 +66,7 @@ def think_format(
     reasoning_fallback: Callable[[StreamOptions], bool] | None = None,
     vocab_suffix: VocabSuffix | None = None,
     plain_when_off: bool = False,
+    fallback_when_empty: bool = False,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
@@ -87,7 +88,7 @@ def think_format(
     (``True``), none (``False``), or the named ones.
     ``vocab_suffix``: the markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``).
     ``plain_when_off``: with thinking switched off the markers are plain text
-    (``FormatSpec.plain_when_off``).
+    (``FormatSpec.plain_when_off``); ``fallback_when_empty``: see ``FormatSpec``.
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
     rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
@@ -126,6 +127,7 @@ def think_format(
         turn_markers=turn_markers,
         reasoning_fallback=reasoning_fallback,
         plain_when_off=plain_when_off,
+        fallback_when_empty=fallback_when_empty,
         vocab_suffix=vocab_suffix,
         models=models,
         reference=reference,
