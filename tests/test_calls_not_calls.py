@@ -11,6 +11,8 @@ where vLLM loses or garbles text, trisect's rules for malformed output (cited pe
   ``parameters`` or ``arguments``; ``{"name": "Bob"}`` is not a call.
 * DSML (``parser/deepseek_v4.py:44-52``): a self-closing invoke is a call with no arguments
   (vLLM reads the name up to the next ``">`` and returns ``submit"/>…``: garbage).
+* Gemma 4 (``parser/gemma4.py:438-442``, ``(CONTENT, TOOL_END)`` absorbed): a closer repeated
+  right after a call's closer is absorbed; one after text is text.
 * Harmony (``parser/harmony.py:60-76``, ``harmony_utils.py:33-61``): a message on ``analysis``
   to a built-in tool (``python``, ``browser.*``, ``container.*``) is reasoning, not a call.
 
@@ -118,6 +120,25 @@ def test_dsml_a_self_closing_invoke_is_a_call_without_arguments(fmt: str, block:
     )
     calls = [{"name": "submit", "arguments": {}}, {"name": "get_weather", "arguments": PARIS}]
     _check("dsml-self-closing-then-invoke", fmt, "deepseek_v3", two, content=None, tool_calls=calls)
+
+
+@pytest.mark.parametrize(
+    ("output", "content", "calls"),
+    [
+        ('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|><tool_call|>Done', "Done", 1),
+        ('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|><tool_call|><tool_call|>', None, 1),
+        ('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>Done <tool_call|>x', "Done <tool_call|>x", 1),
+    ],
+)
+def test_gemma4_a_closer_repeated_after_a_call_is_absorbed(output: str, content: str | None, calls: int) -> None:
+    _check(
+        "gemma4-repeated-closer",
+        "gemma4",
+        "gemma4",
+        output,
+        content=content,
+        tool_calls=[{"name": "get_weather", "arguments": PARIS}] * calls,
+    )
 
 
 @pytest.mark.parametrize(
