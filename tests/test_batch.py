@@ -254,12 +254,22 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_resume_completes_it(tmp_path: 
     write_jsonl(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    cmd = [sys.executable, "-m", "trisect", "batch", str(tmp_path / "in.jsonl"), "-o", str(out), *JOB]
-    cmd += ["--tools-file", str(tmp_path / "tools.json"), "--workers", "2", "--chunk-size", "50"]
+    job = [*JOB, "--tools-file", str(tmp_path / "tools.json"), "--workers", "2", "--chunk-size", "50"]
+    cmd = [sys.executable, "-m", "trisect", "batch", str(tmp_path / "in.jsonl"), "-o", str(out), *job]
     (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # The first run reads stdin, which stays open: it cannot finish before the Ctrl-C however
+    # fast it parses (reading the whole file, it sometimes did, on a quiet machine).
+    first = [sys.executable, "-m", "trisect", "batch", "-", "-o", str(out), *job]
+    proc = subprocess.Popen(
+        first, env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert proc.stdin is not None
+    with open(tmp_path / "in.jsonl") as fh:
+        for _ in range(20000):
+            proc.stdin.write(fh.readline())
+    proc.stdin.flush()
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200_000):
+    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 100_000):
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
     _, stderr = proc.communicate(timeout=60)
