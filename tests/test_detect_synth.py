@@ -36,7 +36,9 @@ KIMI_ENDS_ON_CALL = {
     "kimi_k2-section-begin-ends-reasoning",
 }
 MISTRAL_REASONING = {
-    "mistral-tool-marker-ends-reasoning",  # [TOOL_CALLS] ends reasoning without a tool format
+    # as text, [TOOL_CALLS] inside an explicit [THINK] block is reasoning text (Rule.by_id): the
+    # rebuilt format ends reasoning there
+    "mistral+mistral-call-while-thinking",
     "mistral-rt-thinking-chunk-v11-text-markers",  # tokenizer v11 writes <think> as text
 }
 # with thinking off the hand format's markers are text (FormatSpec.plain_when_off, vLLM's qwen3);

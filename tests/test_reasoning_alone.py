@@ -33,7 +33,7 @@ CASES = [
     ("glm45", "glm", f"<think>plan{GLM_CALL}after", GLM_CALL, "glm45"),
     ("glm47", "glm", f"plan{GLM_CALL}after", GLM_CALL, "glm47"),
     ("kimi_k2", "kimi_k2", f"<think>plan{KIMI_CALL}after", KIMI_CALL, "kimi_k2"),
-    ("mistral", "magistral", f"[THINK]plan{MISTRAL_CALL}after", MISTRAL_CALL, None),
+    ("mistral", "magistral", f"[THINK]plan{MISTRAL_CALL}after", MISTRAL_CALL, None),  # by id only (below)
 ]
 TOOLS = [
     {
@@ -52,8 +52,19 @@ def test_the_tool_marker_ends_reasoning_and_stays_content(row: tuple[str, str, s
         reasoning=reasoning,
         tokenizer=tk.load(tok),
         expected={"reasoning": "plan", "content": f"{call}after", "tool_calls": []},
+        # Mistral's [TOOL_CALLS] ends an explicit [THINK] block only as its special token
+        ids_only=reasoning == "mistral",
     )
     assert check_case(case) > 0
+
+
+def test_mistral_a_tool_marker_written_as_text_inside_think_is_reasoning() -> None:
+    """Only [/THINK] ends an explicitly opened block when the output is text (issue 10 §3): the
+    text [TOOL_CALLS] is reasoning text; by id the special token ends the block (above)."""
+    out = f"[THINK]plan{MISTRAL_CALL}[/THINK]after"
+    for tools in (None, "mistral"):
+        msg = Parser("mistral", tools).parse(out, tools=TOOLS)
+        assert (msg.reasoning, msg.content, msg.tool_calls) == (f"plan{MISTRAL_CALL}", "after", ())
 
 
 @pytest.mark.parametrize("row", [r for r in CASES if r[4] is not None], ids=lambda r: r[0])

@@ -72,13 +72,16 @@ def test_module_docstring_shows_wire_format_reference_and_models(name: str) -> N
     ],
 )
 def test_a_tool_marker_ends_reasoning_and_opens_the_call(reasoning: str, tools: str, output: str) -> None:
-    msg = Parser(reasoning, tools).parse(output, tools=WEATHER)
+    # Mistral's [TOOL_CALLS] ends an explicit [THINK] block only as its special token (by id)
+    tok = tokenizers.load("magistral") if reasoning == "mistral" else None
+    ids = {"token_ids": tokenizers.encode("magistral", output)} if tok is not None else {}
+    text = None if tok is not None else output
+    msg = Parser(reasoning, tools, tokenizer=tok).parse(text, tools=WEATHER, **ids)
     assert msg.reasoning == "Need the weather."
     assert [(c.name, c.arguments.replace(" ", "")) for c in msg.tool_calls] == [("get_weather", '{"location":"Paris"}')]
-    if reasoning != "qwen3":  # qwen3 alone keeps '<tool_call>' as reasoning text (its foundation rule)
-        # without the tool format the marker only ends reasoning
-        alone = Parser(reasoning).parse(output)
-        assert alone.reasoning == "Need the weather." and not alone.tool_calls
+    # without the tool format the marker only ends reasoning (and stays, as content)
+    alone = Parser(reasoning, tokenizer=tok).parse(text, **ids)
+    assert alone.reasoning == "Need the weather." and not alone.tool_calls
 
 
 # ---------------------------------------------------------------------- family rules

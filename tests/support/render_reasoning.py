@@ -219,7 +219,20 @@ def core(b: Book, f: Family) -> None:
             content=f.tool_marker + rest,
             tokenizer=tok,
             options=f.on,
+            ids_only=f.fmt == "mistral",  # [TOOL_CALLS] ends an explicit [THINK] block only by id
+            token_ids=tk.encode(tok, f"{f.start or ''}{R}{f.tool_marker}{rest}") if f.fmt == "mistral" else None,
         )
+        if f.fmt == "mistral":
+            b.add(
+                f"{p}-tool-marker-text-inside-think",
+                src + "; [TOOL_CALLS] written as text inside an explicit [THINK] block is reasoning text: "
+                "only [/THINK] ends the block (issue 10 §3; by id the special token ends it, above)",
+                f"{f.start}{R}{f.tool_marker}{rest}",
+                reasoning=f"{R}{f.tool_marker}{rest}",
+                options=f.on,
+                tokenizer=None,  # text: with ids the marker is the special token
+                truncated=True,
+            )
     b.add(
         f"{p}-multibyte",
         src + "; CJK, emoji and accents: the byte-level tokenizer splits them across tokens",
@@ -1491,6 +1504,8 @@ def combined_book(fmt: str, tools_format: str, tokenizer: str) -> Book:
             tool_calls=call,
             tools=[GET_WEATHER],
             tokenizer=tokenizer,
+            ids_only=fmt == "mistral",  # [TOOL_CALLS] ends an explicit [THINK] block only by id
+            token_ids=tk.encode(tokenizer, unterminated) if fmt == "mistral" else None,
         )
     if fmt in ("kimi_k2", "minimax_m2"):  # a section wrapper before the call: the tool format's own cases
         return b
@@ -1528,7 +1543,7 @@ BOOKS: list[Callable[[], Book]] = [
 
 
 def build() -> dict[Path, str]:
-    return casefile.build(BOOKS)
+    return casefile.build(BOOKS, natural_ids_when_ids_only=True)
 
 
 def main(argv: list[str] | None = None) -> int:

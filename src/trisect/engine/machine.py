@@ -194,6 +194,9 @@ class Machine:
             if real and not lex.is_real(terminal, data, a):
                 scan = a + 1
                 continue
+            if rule.by_id and not real:  # counts only as its special token: here it is text
+                scan = a + 1
+                continue
             if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data[pos:a])

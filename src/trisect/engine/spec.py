@@ -103,6 +103,9 @@ class Rule:
     follow_end: bool = False
     key_end: str = ""
     value_text: bool = False
+    # the marker counts only as its special token, given by id; written as text it is text
+    # (Mistral's [TOOL_CALLS] inside an explicit [THINK] block: only [/THINK] ends it as text)
+    by_id: bool = False
 
     @property
     def guarded(self) -> bool:
@@ -301,7 +304,8 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
             leaves = Act.CALL_START in rule.acts or tools.regions.get(rule.next) is not Region.CONTENT
             opens = r.tool_start_ends_reasoning and leaves and terminal in tools.special
             if own or (opens and (REASONING, terminal) not in table):
-                table[(REASONING, terminal)] = replace(rule, acts=(Act.REASONING_END, *rule.acts))
+                by_id = own and r.table[(REASONING, terminal)].by_id if (REASONING, terminal) in r.table else False
+                table[(REASONING, terminal)] = replace(rule, acts=(Act.REASONING_END, *rule.acts), by_id=by_id)
     return FormatSpec(
         name=f"{r.name}+{tools.name}",
         kind="combined",

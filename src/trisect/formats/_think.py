@@ -67,6 +67,7 @@ def think_format(
     vocab_suffix: VocabSuffix | None = None,
     plain_when_off: bool = False,
     fallback_when_empty: bool = False,
+    ends_by_id: bool = False,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
@@ -88,7 +89,8 @@ def think_format(
     (``True``), none (``False``), or the named ones.
     ``vocab_suffix``: the markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``).
     ``plain_when_off``: with thinking switched off the markers are plain text
-    (``FormatSpec.plain_when_off``); ``fallback_when_empty``: see ``FormatSpec``.
+    (``FormatSpec.plain_when_off``); ``fallback_when_empty``: see ``FormatSpec``; ``ends_by_id``:
+    the ``ends_on`` markers end reasoning only as special tokens given by id (``Rule.by_id``).
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
     rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
@@ -102,7 +104,8 @@ def think_format(
     for terminal, markers in (ends_on or {}).items():
         terminals[terminal] = markers
         kept = () if terminal in drop_in_content else (Act.MARKER_TEXT,)
-        rows.append((REASONING, terminal, CONTENT, (Act.REASONING_END, *kept)))
+        guard = ({"by_id": True},) if ends_by_id else ()
+        rows.append((REASONING, terminal, CONTENT, (Act.REASONING_END, *kept), *guard))
     if answer is not None:
         terminals["ANSWER_START"], terminals["ANSWER_END"] = answer
         rows += [

@@ -9,9 +9,12 @@ Magistral 2506 and other v11 tokenizers spell the block ``<think>`` … ``</thin
 Both spellings are one terminal each; with a tokenizer, the spelling that is a special token
 in its vocabulary is matched by id only (``[THINK]`` in v13+), the other is ordinary text —
 that is the auto-detection. The output starts in content (thinking is opted into by the
-marker, whatever the request says). ``[TOOL_CALLS]`` met while thinking ends reasoning: with
-the Mistral tool format combined it opens the calls, without it the marker is dropped and the
-rest is content. A duplicate end marker is absorbed.
+marker, whatever the request says), so every block is explicitly opened, and only its end
+marker ends it as text: ``[TOOL_CALLS]`` written as text inside it is reasoning text (issue 10
+§3). Given by id, the special token ``[TOOL_CALLS]`` ends reasoning (``Rule.by_id``): with the
+Mistral tool format combined it opens the calls, without it the marker and the rest are
+content, as written (vLLM parses the call there in either case). A duplicate end marker is
+absorbed.
 
 Reference: mistralai Ministral-3-14B-Reasoning-2512 and unsloth Magistral-Small-2509 chat
 templates (tests/data/templates/); vLLM ``mistral`` reasoning parser (initial state CONTENT,
@@ -37,6 +40,7 @@ FORMATS = [
         opens_in_content=True,
         tool_start_ends_reasoning=True,
         ends_on={"TOOL_CALLS": ("[TOOL_CALLS]",)},
+        ends_by_id=True,  # an explicit [THINK] block ends only at [/THINK]; [TOOL_CALLS] by id ends it too
         turn_markers=("[INST]", "[/INST]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "</s>"),
         models=("Magistral-Small-2506", "Magistral-Small-2509", "Magistral-Medium", "Ministral-3-Reasoning"),
         reference="Magistral / Ministral-3-Reasoning chat templates; vLLM mistral reasoning parser",

@@ -383,6 +383,9 @@ class _Walk:
             b = a + len(marker)
             terminal = terminal_of[marker]
             rule = st.rules[terminal]
+            if rule.by_id:  # counts only as its special token; text never carries ids here
+                scan = a + 1
+                continue
             if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(text[pos:a])
