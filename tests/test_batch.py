@@ -258,10 +258,19 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_resume_completes_it(tmp_path: 
     cmd = [sys.executable, "-m", "trisect", "batch", str(tmp_path / "in.jsonl"), "-o", str(out), *job]
     (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
     # The first run reads stdin, which stays open: it cannot finish before the Ctrl-C however
-    # fast it parses (reading the whole file, it sometimes did, on a quiet machine).
+    # fast it parses.
     first = [sys.executable, "-m", "trisect", "batch", "-", "-o", str(out), *job]
+    # SIGINT as a terminal's foreground job has it: a CI runner that starts the suite as a
+    # background job (`cmd &` in a script) hands its children SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt handler
     proc = subprocess.Popen(
-        first, env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        first,
+        env=env,
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdin is not None
     with open(tmp_path / "in.jsonl") as fh:
