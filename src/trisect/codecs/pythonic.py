@@ -8,7 +8,9 @@ executed. Accepted values: strings (``'…'``, ``"…"``, triple-quoted, with Py
 no prefixes, no implicit concatenation), numbers (ints and floats, ``-`` sign, ``_`` digit
 groups), ``True`` / ``False`` / ``None`` and JSON's ``true`` / ``false`` / ``null``, lists,
 tuples (as JSON arrays; ``(x)`` is just ``x``), dicts with string keys, nested up to
-``MAX_DEPTH`` levels. Arguments are keywords only, each once. Anything else (a positional
+``MAX_DEPTH`` levels. Arguments are keywords only, each once; an argument name may be any
+identifier, Python keywords included (``f(from="a", class=1)``: JSON schemas name parameters
+freely, so a model writes them so; Python's own grammar would reject it). Anything else (a positional
 argument, a name, an attribute, a call, an operator, a comprehension, a comment, deeper
 nesting) makes the call not a call; the scanner uses an explicit stack, so no input can
 raise ``RecursionError``.
@@ -270,7 +272,7 @@ class PythonicCallCodec(Codec):
             self._name = word  # announced at the first "=" or ")": "[link]", "[f(1)]" are no call
             self._state = _AFTER_NAME
         elif st == _KEY:
-            if keyword.iskeyword(word) or word in self._keys:
+            if word in self._keys:  # a keyword (``from``, ``class``) is a legal argument name
                 self._fail()
                 return
             self._emit((", " if self._keys else "") + json.dumps(word) + ": ")

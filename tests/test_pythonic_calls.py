@@ -1,0 +1,74 @@
+"""Issue 10 §3: pythonic calls, argument names and a list the output ends inside.
+
+* **Argument names that are Python keywords** (``f(from="a", class=1)``) are legal parameter
+  names. A JSON schema may name a parameter ``from`` or ``class``, and a model asked to write
+  a pythonic call writes the name as the schema spells it. vLLM 0.33's ``pythonic`` /
+  ``llama4_pythonic`` parsers read the list with Python's ``ast.parse``, which rejects a keyword
+  as an argument name (a ``SyntaxError``: the text stays content); trisect accepts it, as the
+  issue asks: the calls are data, not Python. Names stay identifiers (``f(a-b=1)`` is no call),
+  each once (``f(from=1, from=2)`` is no call), and a keyword is still no *function* name.
+
+Every case runs through the replay harness under every chunking (text mode: no tokenizer of
+these families is staged; the bare ``pythonic`` format also with the Qwen tokenizer as a
+byte-level BPE, to cut the text at real token boundaries).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support import tokenizers as tk
+from trisect.testing import Case, check_case
+
+WRAP = {
+    "pythonic": ("", ""),
+    "llama4_pythonic": ("<|python_start|>", "<|python_end|>"),
+    "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>"),
+}
+
+
+def _check(
+    cid: str, fmt: str, output: str, *, tokenizer: str | None = None, malformed: bool = False, **expected: object
+) -> None:
+    expected.setdefault("tool_calls", [])
+    case = Case(
+        id=cid,
+        output=output,
+        tools_format=fmt,
+        tokenizer=tk.load(tokenizer) if tokenizer else None,
+        expected=expected,
+        truncated=malformed,  # a malformed call an incremental stream announced is reported aborted
+    )
+    assert check_case(case) > 0
+
+
+@pytest.mark.parametrize("fmt", sorted(WRAP))
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ('from="a", class=1', {"from": "a", "class": 1}),
+        ("True=1, None=[False], lambda={'if': None}", {"True": 1, "None": [False], "lambda": {"if": None}}),
+        ("import_='x', def_=2", {"import_": "x", "def_": 2}),
+    ],
+)
+def test_keyword_argument_names_are_parameter_names(fmt: str, args: str, want: dict[str, object]) -> None:
+    start, end = WRAP[fmt]
+    output = f"{start}[send(to='b', {args}), g()]{end}"
+    calls = [{"name": "send", "arguments": {"to": "b", **want}}, {"name": "g", "arguments": {}}]
+    _check("kw-names", fmt, output, content=None, tool_calls=calls)
+
+
+def test_keyword_argument_names_with_token_ids() -> None:
+    _check(
+        "kw-ids",
+        "pythonic",
+        'Sure. [copy(from="a.txt", to="b.txt", class=None)]',
+        tokenizer="qwen3",
+        content="Sure.",
+        tool_calls=[{"name": "copy", "arguments": {"from": "a.txt", "to": "b.txt", "class": None}}],
+    )
+
+
+@pytest.mark.parametrize("text", ["[f(from=1, from=2)]", "[class(a=1)]", "[f(a-b=1)]", "[f(from)]"])
+def test_what_stays_no_call(text: str) -> None:
+    _check("kw-not-calls", "pythonic", text, malformed=True, content=text)
