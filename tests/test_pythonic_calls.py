@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 from support import tokenizers as tk
+from trisect import Parser
 from trisect.testing import Case, check_case
 
 WRAP = {
@@ -72,3 +73,35 @@ def test_keyword_argument_names_with_token_ids() -> None:
 @pytest.mark.parametrize("text", ["[f(from=1, from=2)]", "[class(a=1)]", "[f(a-b=1)]", "[f(from)]"])
 def test_what_stays_no_call(text: str) -> None:
     _check("kw-not-calls", "pythonic", text, malformed=True, content=text)
+
+
+# ---------------------------------------------------------------- a list the output ends inside
+
+
+@pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])
+@pytest.mark.parametrize(
+    "cut",
+    ['[f(a=1), g(b="Ro', "[f(a=1)", "[f(a=1), ", "[f(a=1), g(b=2)", "[f(a=1),\n g(b=[1, 2"],
+)
+def test_an_unclosed_list_is_no_list_of_calls(fmt: str, cut: str) -> None:
+    """``[f(a=1), g(b="Ro`` at the end of the output is not a call list: no call stands, and its
+    whole text is the message's ``unfinished_call`` (the cut-off-call rule); an incremental
+    stream reports the calls it already streamed from the list aborted on its final delta."""
+    start = {"pythonic": "", "llama4_pythonic": "<|python_start|>"}[fmt]
+    case = Case(id="cut-list", output=f"Let me check. {start}{cut}", tools_format=fmt, truncated=True, expected={})
+    case.expected = {"content": "Let me check.", "tool_calls": [], "unfinished_call": cut}
+    assert check_case(case) > 0
+
+
+def test_a_closed_list_still_stands_and_one_cut_is_aborted_when_streamed() -> None:
+    parser = Parser(None, "pythonic")
+    whole = parser.parse('[f(a=1), g(b="Ro')
+    assert whole.tool_calls == () and whole.unfinished_call is not None
+    assert whole.unfinished_call.text == '[f(a=1), g(b="Ro'
+    stream = parser.stream()
+    deltas = [stream.feed(ch) for ch in '[f(a=1), g(b="Ro']
+    final = stream.finish()
+    streamed = {c.index for d in deltas if d is not None for c in d.tool_calls}
+    assert streamed == {0, 1} and final is not None and set(final.aborted) == {0, 1}
+    closed = parser.parse('[f(a=1), g(b="Rome")] done')
+    assert [c.name for c in closed.tool_calls] == ["f", "g"] and closed.content == "done"

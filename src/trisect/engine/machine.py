@@ -21,7 +21,7 @@ import enum
 from ..errors import MalformedOutputError
 from .call import Call
 from .compile import CompiledFormat
-from .events import ContentText, Event, ReasoningEnd, ReasoningText
+from .events import ContentText, Event, ReasoningEnd, ReasoningText, ToolCallAborted, ToolCallUnfinished
 from .fields import Fields
 from .guards import marker_counts
 from .headers import Header
@@ -72,6 +72,9 @@ class Machine:
         "_deferred",
         "_block",
         "_spill",
+        "_list",
+        "_list_calls",
+        "_list_held",
         "_out",
         "_offset",
         "_at",
@@ -109,6 +112,12 @@ class Machine:
         # call. Its content waits: a block that yields no call is content whole, markers
         # included (all of its text, or none)
         self._spill: list[tuple[str, int]] | None = None
+        # ``FormatSpec.whole_list``: the text of the open list of calls so far (its calls' and the
+        # text between them; None: not in one), the indexes of its calls already streamed, and
+        # (atomic streams) the events of its complete calls, held until the list closes
+        self._list: list[str] | None = None
+        self._list_calls: list[int] = []
+        self._list_held: list[Event] = []
         self._out: list[Event] = []
         self._offset = 0  # characters of output processed before the current data
         self._at = 0  # output offset of the marker being applied
@@ -359,6 +368,9 @@ class Machine:
                 if self._spill is not None:
                     self._give_back()
                 self._block = None
+                if self._list is not None:  # the list closed: its calls stand
+                    self._out += self._list_held
+                    self._list, self._list_calls, self._list_held = None, [], []
                 if self.trace is not None:
                     self.trace.leave(self._at + len(marker))
             elif Act.CALL_START in acts or any(Act.CALL_START in r.acts for r in st.rules.values()):
@@ -366,6 +378,8 @@ class Machine:
                 # (not a message's end marker, such as Harmony's <|end|>); a call's marker is its own
                 self._block = [] if Act.CALL_START in acts else [marker]
                 self._spill = [] if Act.CALL_START in acts else [(marker, _MARKER)]
+                if self._spec.whole_list:
+                    self._list = [] if Act.CALL_START in acts else [marker]
                 if self.trace is not None:
                     self.trace.enter(self._at)
         self._st = st
@@ -397,14 +411,45 @@ class Machine:
         """The open call ends at output offset ``end``."""
         call = self._calls.open
         if self._block is not None:
+            if self._list is not None:
+                self._list += self._block
             self._block = []  # the block's text starts again after the call
+        k = len(self._out)
         text = self._calls.end(self._out)
+        if self._list is not None and call is not None and text is None:
+            self._list.append("".join(call.raw))
+            if self._calls.atomic:  # held until the list closes
+                self._list_held += self._out[k:]
+                del self._out[k:]
+            else:
+                self._list_calls.append(call.index)
         if text is None and self._spill is not None:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
             self._content(text)
         elif self.trace is not None and call is not None:
             self.trace.call(call.start, end)
+
+    def _cut_list(self) -> None:
+        """The output ended inside a list of calls that must close (``FormatSpec.whole_list``):
+        it is not a list. None of its calls stand (those already streamed are reported aborted),
+        and all of its text, from its opener, is the unfinished call."""
+        out = self._out
+        tail, index = "", None
+        if self._calls.open is not None:
+            k = len(out)
+            self._calls.unfinished(out)  # raises under strict
+            ev = out.pop(k)
+            assert isinstance(ev, ToolCallUnfinished)
+            tail, index = ev.text, ev.index
+        elif self._request.strict:
+            raise MalformedOutputError("unfinished list of tool calls", state=self._st.name, position=self._offset)
+        reason = "the output ended inside its list of calls"
+        out += [ToolCallAborted(i, reason) for i in self._list_calls]
+        text = "".join(self._list or ()) + "".join(self._block or ()) + tail
+        out.append(ToolCallUnfinished(index, text, reason))
+        self._list, self._list_calls, self._list_held = None, [], []
+        self._block = self._spill = None
 
     def _release(self) -> None:
         """The held block yields a call: its text that is not a marker is content, in order."""

@@ -198,6 +198,9 @@ class FormatSpec:
     codec: CodecFactory | None = None
     validate_names: bool = False
     parse_name: Callable[[str], tuple[str, str | None]] | None = None
+    # a block of calls is a list that the output must close: one it ends inside is no list (none
+    # of its calls stand; all of its text is the unfinished call; pythonic ``[f(a=1), g(b="Ro``)
+    whole_list: bool = False
     # header formats: header text -> (body state, tool name or None), None if malformed
     header: Callable[[str], tuple[str, str | None] | None] | None = None
     header_states: tuple[str, ...] = ()  # the states ``header`` may return
@@ -325,6 +328,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         codec=tools.codec,
         validate_names=tools.validate_names,
         parse_name=tools.parse_name,
+        whole_list=tools.whole_list,
         call_id=tools.call_id,
         header=tools.header or r.header,
         header_states=tuple(dict.fromkeys(r.header_states + tools.header_states)),

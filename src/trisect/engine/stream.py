@@ -47,6 +47,8 @@ class EventStream(Machine):
         new.reasoning_ended = self.reasoning_ended
         new._block = self._block[:] if self._block is not None else None
         new._spill = self._spill[:] if self._spill is not None else None
+        new._list = self._list[:] if self._list is not None else None
+        new._list_calls, new._list_held = self._list_calls[:], self._list_held[:]
         new.trace = self.trace.copy() if self.trace is not None else None
         return new
 
@@ -130,7 +132,9 @@ class EventStream(Machine):
         if self._lex.mode is ALIGNED:
             self._lex.check_alignment(self._offset)
         call = self._calls.open
-        if call is not None:
+        if self._list:  # a list of calls that must close, with a call in it: not a list
+            self._cut_list()
+        elif call is not None:
             if call.closed:
                 self._end_call(self._offset)
             else:

@@ -67,6 +67,11 @@ class CallTracker:
 
     __slots__ = ("_spec", "_tools", "_atomic", "_strict", "_new_id", "_count", "open")
 
+    @property
+    def atomic(self) -> bool:
+        """Calls are held to their end (``atomic_tool_calls``)."""
+        return self._atomic
+
     def __init__(self, spec: FormatSpec, request: StreamOptions, *, atomic: bool) -> None:
         self._spec = spec
         self._tools = request.tool_index

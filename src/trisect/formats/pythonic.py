@@ -17,7 +17,9 @@ OLMo 3: ``<function_calls>`` opens the first call and a newline before a name th
 ``PythonicCallCodec`` reads each ``name(key=literal, …)``: literals only, never evaluated (see
 ``trisect.codecs.pythonic``). A ``[`` that does not begin a call (``[1]``, ``[link](url)``)
 is content with everything after it; so is a call that breaks off (its text, markers
-included). ``pythonic`` and ``llama4_pythonic`` read a list anywhere in the content, as the
+included). A bare list the output ends inside (``[f(a=1), g(b="Ro``) is not a list of calls
+(``FormatSpec.whole_list``): none of its calls stand, and all of its text is the message's
+``unfinished_call``. ``pythonic`` and ``llama4_pythonic`` read a list anywhere in the content, as the
 model writes it bare; ``lfm2`` and ``olmo3`` only inside their markers. Llama 3.2's
 ``<|python_tag|>`` before a list, Llama 4's ``<|python_start|>`` / ``<|python_end|>`` around it
 are dropped. Names are not validated against the tools (as in vLLM).
@@ -77,6 +79,7 @@ def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: Any) -> FormatSpec
         regions={CONTENT: Region.CONTENT, "CALL": Region.ARGS, "AFTER": Region.SKIP},
         table=rules(*rows),
         codec=PythonicCallCodec,
+        whole_list=True,
         **kw,
     )
 
