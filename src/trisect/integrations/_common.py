@@ -261,9 +261,15 @@ class ReasoningPhase:
     a format whose reasoning ends otherwise (a channel header) hands over trisect's content
     and what it holds back (released by one probe character). Content a format puts before its
     reasoning block is returned in ``rest`` as trisect's text.
+
+    Reasoning has ended at trisect's ``ReasoningEnd``, not at ``reasoning_ended``: a block whose
+    text the stream holds past its end (Nemotron's swap, ``FormatSpec.fallback_when_empty``) is
+    reasoning once something follows it, and the content if the output ends first. Until the
+    stream decides, the phase stays in reasoning and keeps the raw text after the end marker;
+    then it hands that over, or ``finish`` gives the held text as the content.
     """
 
-    __slots__ = ("stream", "ended", "_ends", "_reach", "_tail")
+    __slots__ = ("stream", "ended", "_ends", "_reach", "_tail", "_after")
 
     def __init__(self, stream: StreamParser, spec: FormatSpec) -> None:
         self.stream = stream
@@ -271,11 +277,14 @@ class ReasoningPhase:
         self._ends = end_markers(spec)
         self._reach = max((len(m) for m in self._ends), default=1) - 1
         self._tail = ""  # the last characters fed, as many as a marker split across deltas needs
+        self._after: str | None = None  # the raw text after a held block's end, while undecided
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> tuple[str, str]:
         if self.ended:
             return "", text
         events = self.stream.events(text, token_ids)
+        if self._after is not None:  # the held block ended before: only its ReasoningEnd decides
+            self._after += text
         reasoning: list[str] = []
         before: list[str] = []  # content before the block ended (a format's content prefix)
         after: list[str] = []
@@ -287,24 +296,33 @@ class ReasoningPhase:
                 (after if seen_end else before).append(event.text)
             elif type(event) is ReasoningEnd:
                 seen_end = True
-        if not self.stream.reasoning_ended:
-            if self._reach:
+        if not seen_end:
+            if self.stream.reasoning_ended and self._after is None:  # ended, its text held
+                self._after = self._after_marker(text) or ""
+            elif self._reach:
                 self._tail = (self._tail + text)[-self._reach :]
             return "".join(reasoning), "".join(before)
         self.ended = True
+        if self._after is not None:
+            return "".join(reasoning), "".join(before) + self._after
         return "".join(reasoning), "".join(before) + self._raw_rest(text, "".join(after))
 
     def _raw_rest(self, text: str, content: str) -> str:
+        rest = self._after_marker(text)
+        if rest is not None:
+            return rest
+        held = "".join(e.text for e in self.stream.events(_PROBE) if type(e) is ContentText)
+        return content + (held[: -len(_PROBE)] if held.endswith(_PROBE) else "")
+
+    def _after_marker(self, text: str) -> str | None:
+        """The text after the first end marker that completes in ``text`` (``None``: none does)."""
         window = self._tail + text
         ends = [
             i + len(m)
             for m in self._ends
             if (i := window.find(m, max(0, len(self._tail) - len(m) + 1))) != -1 and i + len(m) > len(self._tail)
         ]
-        if ends:
-            return window[min(ends) :]
-        held = "".join(e.text for e in self.stream.events(_PROBE) if type(e) is ContentText)
-        return content + (held[: -len(_PROBE)] if held.endswith(_PROBE) else "")
+        return window[min(ends) :] if ends else None
 
     def finish(self) -> tuple[str, str]:
         """End of output: what the stream still holds (reasoning, or content by a format's

@@ -15,7 +15,9 @@ registered at run time, has its class. Each instance is one choice of one reques
 * ``TrisectReasoningParser``: the token-id methods the engine core calls with prompt + output
   ids (``is_reasoning_end``, ``is_reasoning_end_streaming`` with speculative ids popped off the
   end, ``extract_content_ids``, ``count_reasoning_tokens``) are pure functions of the ids, from
-  trisect's token view (``IdsView``); under vLLM's two-phase ``DelegatingParser`` (a vLLM tool
+  trisect's token view (``IdsView``), except that ids starting with the prompt given to
+  ``set_prompt_token_ids`` (DelegatingParser's check of the rendered prompt) are read as that
+  prompt and the output after it; under vLLM's two-phase ``DelegatingParser`` (a vLLM tool
   parser, or vLLM versions without the composer patch) it is phase one (``ReasoningPhase``).
 * ``TrisectToolParser``: phase two, one tools-only trisect stream fed the text after reasoning.
   ``supports_required_and_named = False``: required and named choices are parsed by trisect too.
@@ -217,6 +219,12 @@ def _reasoning_base() -> type:
         # -- token ids: pure functions of the ids (prompt + output in the engine core)
 
         def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+            prompt = self._prompt
+            if prompt is not None and len(input_ids) >= len(prompt) and list(input_ids[: len(prompt)]) == prompt:
+                # the rendered prompt (DelegatingParser asks right after set_prompt_token_ids):
+                # trisect decides where it leaves the model (a block it opened is open even with
+                # thinking switched off), then reads the output ids after it
+                return self._view(True).ended(input_ids[len(prompt) :])
             return self._view(False).ended(input_ids)
 
         def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Sequence[int]) -> bool:
