@@ -97,3 +97,17 @@ def test_start_state_follows_the_generation_prompt(
     else:
         msg = parser.parse("Hi", **options)
         assert (msg.reasoning, msg.content) == (None, "Hi")
+
+
+@pytest.mark.parametrize("switch", [{}, ON, OFF])
+def test_hunyuan_a13b_starts_in_content(switch: dict[str, Any]) -> None:
+    """No Hunyuan template is staged; vLLM 0.33's parser is the source
+    (``reasoning/hunyuan_a13b_reasoning_parser.py``: state ``idle``, content, until
+    ``<think>\\n``; no switch): the output starts in content and the model's ``<think>`` opens
+    reasoning; an answer written without it is content, an end marker in it content text."""
+    parser = Parser("hunyuan_a13b")
+    options: dict[str, Any] = {"chat_template_kwargs": switch}
+    assert parser.stream(**options).state == C
+    msg = parser.parse("<think>\nplan\n</think>\n<answer>\nHi\n</answer>", **options)
+    assert (msg.reasoning, msg.content) == ("plan", "Hi")
+    assert parser.parse("plan</think>Hi", **options).content == "plan</think>Hi"

@@ -467,6 +467,8 @@ FAMILIES: list[Family] = [
         "FORMATS.md hunyuan_a13b",
         block=lambda r, c: f"<think>\n{r}\n</think>\n<answer>\n{c}\n</answer>",
         on={},
+        opt_in=True,  # vLLM: content ("idle") until <think>\n
+        absorbs_extra_end=False,  # an end marker outside a block is content text (vLLM keeps it)
         special=False,
         tool_marker="<tool_calls>",
     ),
