@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import CompletionPiece, CompletionRequest, UpstreamError
+from .llamacpp import chat_entries
 from .llamacpp import request_body as llamacpp_body
 from .sampling import SAMPLING
 
@@ -409,15 +410,9 @@ class _Choice:
 
     def _logprobs(self, entries: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...] | None:
         k = self.request.logprobs
-        if k is None or not entries:
-            return None
-
-        def shaped(e: Mapping[str, Any]) -> dict[str, Any]:
-            return {"token": e.get("token", ""), "logprob": e.get("logprob"), "bytes": e.get("bytes")}
-
-        return tuple(
-            {**shaped(e), "top_logprobs": [shaped(t) for t in (e.get("top_logprobs") or [])[:k]]} for e in entries
-        )
+        # the /v1/completions handler's ``logprobs.content[]`` entries have the fields of the
+        # native /completion's ``completion_probabilities``: the llamacpp kind's reshaping serves both
+        return chat_entries(entries, k) if k is not None and entries else None
 
     def _release(self, pieces: list[CompletionPiece]) -> list[CompletionPiece]:
         out: list[CompletionPiece] = []
