@@ -62,6 +62,7 @@ __all__ = [
     "arrow_types",
     "chunked",
     "job_formats",
+    "json_line_results",
     "message_dict",
     "message_from_columns",
     "ordered_map",
@@ -377,6 +378,18 @@ def parse_json_lines(rows: RowParser, chunk: Sequence[bytes | str]) -> tuple[byt
         return b"\n".join(lines) + b"\n", failed
 
 
+def json_line_results(rows: RowParser, values: Iterable[Any]) -> tuple[list[str], list[bool]]:
+    """Raw input JSON lines, one value a row: each one's output line (no newline) and whether
+    that row failed (``parse_json_lines`` one line at a time)."""
+    lines: list[str] = []
+    failed: list[bool] = []
+    for value in values:
+        data, bad = parse_json_lines(rows, [value if isinstance(value, (str, bytes)) else str(value)])
+        lines.append(data.decode("utf-8").rstrip("\n"))
+        failed.append(bool(bad))
+    return lines, failed
+
+
 def arrow_types(pa: Any) -> tuple[Any, Any]:
     """The Arrow types of the ``message`` and ``error`` columns (Parquet, Ray), built with the
     caller's ``pyarrow`` module (the core does not import it).
@@ -406,12 +419,7 @@ def parse_arrow_table(rows: RowParser, table: Any, pa: Any, json_lines: str | No
     ones); with ``json_lines``, that column holds raw JSON lines and the result is a ``line``
     column of output JSON lines and a ``failed`` column. ``pa`` is the caller's pyarrow module."""
     if json_lines is not None:
-        lines: list[str] = []
-        failed: list[bool] = []
-        for value in table.column(json_lines).to_pylist():
-            data, bad = parse_json_lines(rows, [value if isinstance(value, (str, bytes)) else str(value)])
-            lines.append(data.decode("utf-8").rstrip("\n"))
-            failed.append(bool(bad))
+        lines, failed = json_line_results(rows, table.column(json_lines).to_pylist())
         return pa.table({"line": pa.array(lines, pa.string()), "failed": pa.array(failed, pa.bool_())})
     results = [rows.parse(row) for row in table.to_pylist()]
     message, error = arrow_types(pa)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..many import BatchOptions, RowParser, arrow_types, parse_arrow_table, parse_json_lines
+from ..many import BatchOptions, RowParser, arrow_types, json_line_results, parse_arrow_table, parse_rows
 
 
 class ParseBatch:
@@ -58,35 +58,20 @@ class ParseBatch:
             return self._numpy(batch)
         raise TypeError(f"ParseBatch takes a pyarrow, pandas or numpy batch, not {type(batch).__name__}")
 
-    def _results(self, rows: list[Any]) -> list[tuple[Any, Any]]:
-        parse = self._rows.parse
-        return [parse(row) for row in rows]
-
-    def _lines(self, values: list[Any]) -> tuple[list[str], list[bool]]:
-        """Output JSON lines of raw input lines, and whether each row failed."""
-        out: list[str] = []
-        failed: list[bool] = []
-        for value in values:
-            data, bad = parse_json_lines(self._rows, [value if isinstance(value, (str, bytes)) else str(value)])
-            out.append(data.decode("utf-8").rstrip("\n"))
-            failed.append(bool(bad))
-        return out, failed
-
     def _arrow(self, table: Any) -> Any:
         import pyarrow as pa
 
         return parse_arrow_table(self._rows, table, pa, self.json_lines)
 
     def _pandas(self, frame: Any) -> Any:
-        if self.json_lines is not None:
-            import pandas as pd
-
-            lines, failed = self._lines(list(frame[self.json_lines]))
-            return pd.DataFrame({"line": lines, "failed": failed})
         import pandas as pd
+
+        if self.json_lines is not None:
+            lines, failed = json_line_results(self._rows, list(frame[self.json_lines]))
+            return pd.DataFrame({"line": lines, "failed": failed})
         import pyarrow as pa
 
-        results = self._results(frame.to_dict("records"))
+        results = parse_rows(self._rows, frame.to_dict("records"))
         # typed columns (the pyarrow batches' struct types): a column of dicts leaves the type
         # to Ray's inference, which (Ray 2.60, messages with different keys) turned a row's
         # missing message into one of empty strings
@@ -100,11 +85,11 @@ class ParseBatch:
         import numpy as np
 
         if self.json_lines is not None:
-            lines, failed = self._lines(list(batch[self.json_lines]))
+            lines, failed = json_line_results(self._rows, list(batch[self.json_lines]))
             return {"line": np.array(lines, dtype=object), "failed": np.array(failed)}
         keys = list(batch)
         rows = [dict(zip(keys, values, strict=True)) for values in zip(*(batch[k] for k in keys), strict=True)]
-        results = self._results(rows)
+        results = parse_rows(self._rows, rows)
         out = dict(batch)
         out["message"] = np.array([m for m, _ in results], dtype=object)
         out["error"] = np.array([e for _, e in results], dtype=object)
