@@ -130,29 +130,21 @@ def run_ray(rows: list[dict], workers: int) -> float | None:
         ray.shutdown()
 
 
-def run_vllm(path: Path, args) -> dict | None:
+def run_vllm_job(args, job: dict, prefix: str, note: str | None = None) -> dict | None:
+    """``vllm_batch_driver.py`` run on ``job`` in the vLLM venv (``--vllm-venv``, ``VLLM_VENV`` or
+    bench.py's default), one thread; its JSON result, or ``None`` (no venv, or the driver failed:
+    its stderr's tail is logged). bench_setup.py runs its set-up job through this too."""
     venv = Path(args.vllm_venv or os.environ.get("VLLM_VENV") or bench.DEFAULT_VENV)
     py = venv / "bin" / "python"
-    if args.no_vllm or not py.exists():
+    if not py.exists():
         return None
-    spec = bench.tokenizer_spec("qwen2-qwen3")
-    if spec is None:
-        return None
-    tmp = Path(tempfile.mkdtemp(prefix="trisect-bench-batch-"))
-    job = {
-        "mode": "loop",
-        "reasoning": "qwen3",
-        "tool": "hermes",
-        "tools": TOOLS,
-        "rows": str(path),
-        "tokenizer_spec": spec,
-        "tokenizer_cache": str(bench.CACHE / "hf-tokenizers"),
-    }
+    if note:
+        log(note)
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     (tmp / "job.json").write_text(json.dumps(job))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["TRISECT_SHARED"] = str(bench.SHARED)
     env.setdefault("OMP_NUM_THREADS", "1")
-    log("[vllm] the same rows through vLLM's parsers (one process)")
     proc = subprocess.run(
         [str(py), str(HERE / "vllm_batch_driver.py"), str(tmp / "job.json"), str(tmp / "out.json")],
         env=env,
@@ -163,6 +155,22 @@ def run_vllm(path: Path, args) -> dict | None:
         log(proc.stderr[-3000:])
         return None
     return json.loads((tmp / "out.json").read_text())
+
+
+def run_vllm(path: Path, args) -> dict | None:
+    spec = bench.tokenizer_spec("qwen2-qwen3")
+    if args.no_vllm or spec is None:
+        return None
+    job = {
+        "mode": "loop",
+        "reasoning": "qwen3",
+        "tool": "hermes",
+        "tools": TOOLS,
+        "rows": str(path),
+        "tokenizer_spec": spec,
+        "tokenizer_cache": str(bench.CACHE / "hf-tokenizers"),
+    }
+    return run_vllm_job(args, job, "trisect-bench-batch-", "[vllm] the same rows through vLLM's parsers (one process)")
 
 
 def main(argv: list[str] | None = None) -> int:

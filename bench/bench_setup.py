@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,6 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 import bench  # noqa: E402
 import floor  # noqa: E402
 import trisect  # noqa: E402
+from bench_batch import run_vllm_job  # noqa: E402
 from bench_common import settle_gc  # noqa: E402
 
 SMALL = (
@@ -114,12 +113,9 @@ def floor_us() -> float:
 
 
 def vllm_side(args) -> dict | None:
-    venv = Path(args.vllm_venv or os.environ.get("VLLM_VENV") or bench.DEFAULT_VENV)
-    py = venv / "bin" / "python"
     spec = bench.tokenizer_spec("qwen2-qwen3")
-    if args.no_vllm or not py.exists() or spec is None:
+    if args.no_vllm or spec is None:
         return None
-    tmp = Path(tempfile.mkdtemp(prefix="trisect-bench-setup-"))
     job = {
         "mode": "setup",
         "reasoning": "qwen3",
@@ -129,19 +125,8 @@ def vllm_side(args) -> dict | None:
         "tokenizer_spec": spec,
         "tokenizer_cache": str(bench.CACHE / "hf-tokenizers"),
     }
-    (tmp / "job.json").write_text(json.dumps(job))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env["TRISECT_SHARED"] = str(bench.SHARED)
-    proc = subprocess.run(
-        [str(py), str(HERE / "vllm_batch_driver.py"), str(tmp / "job.json"), str(tmp / "out.json")],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        print(proc.stderr[-3000:], file=sys.stderr)
-        return None
-    return {int(k): v for k, v in json.loads((tmp / "out.json").read_text()).items()}
+    out = run_vllm_job(args, job, "trisect-bench-setup-")
+    return None if out is None else {int(k): v for k, v in out.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
