@@ -149,15 +149,12 @@ def openai_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]] | None:
 
 
 def tool_choice(value: Any, has_tools: bool) -> Any:
-    """A request's ``tool_choice`` as trisect reads it (pydantic named choices become dicts;
-    unset means ``auto`` when tools are given, as the engines default it)."""
+    """A request's ``tool_choice`` as trisect reads it (pydantic named choices become dicts, chat
+    or Responses-style: ``request.choice`` reads both; unset means ``auto`` when tools are given,
+    as the engines default it)."""
     if value is None:
         return "auto" if has_tools else "none"
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(exclude_none=True)
-    if isinstance(value, Mapping) and "function" not in value and "name" in value:
-        return {"type": "function", "function": {"name": value["name"]}}
-    return value
+    return value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
 
 
 # ---------------------------------------------------------------------------------------- fold
