@@ -303,11 +303,12 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
                 continue
             # a reasoning format may end on a tool marker itself (for use without a tool
             # format); combined, the tool format's transition out of CONTENT replaces that rule
-            own = (REASONING, terminal) in r.table or terminal in replaced
+            ends = r.table.get((REASONING, terminal))  # the reasoning format's own rule on it
+            own = ends is not None or terminal in replaced
             leaves = Act.CALL_START in rule.acts or tools.regions.get(rule.next) is not Region.CONTENT
             opens = r.tool_start_ends_reasoning and leaves and terminal in tools.special
             if own or (opens and (REASONING, terminal) not in table):
-                by_id = own and r.table[(REASONING, terminal)].by_id if (REASONING, terminal) in r.table else False
+                by_id = ends is not None and ends.by_id  # only the reasoning format's rule says so
                 table[(REASONING, terminal)] = replace(rule, acts=(Act.REASONING_END, *rule.acts), by_id=by_id)
     return FormatSpec(
         name=f"{r.name}+{tools.name}",
