@@ -257,3 +257,34 @@ def test_random_marker_soups_agree_and_never_count_negative(fmt: str, data: st.D
     assert token_view[-1] == text_view[-1] and token_view[0] == text_view[0]
     assert parser.is_reasoning_end(ids, **options) == token_view[-1]
     assert 0 <= parser.count_reasoning_tokens(ids, **options) <= len(ids)
+
+
+@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+def test_a_copy_probes_ids_without_moving_its_original(data: dict) -> None:
+    """``tracker.copy()`` fed the rest of the ids ends where the whole sequence does, and the
+    tracker it was copied from stays where it was (what engines' speculative probes rely on:
+    the plugins feed a copy the pending ids instead of re-reading the whole output)."""
+    case = Case.from_dict(data, tokenizers.load)
+    ids = case.ids()
+    assert ids is not None
+    parser = case.parser(with_tokenizer=True)
+    request = case.request()
+    whole = parser.is_reasoning_end(ids, **request)
+    tracker = parser.reasoning_tracker(**request)
+    step = max(1, len(ids) // 8)
+    for k in range(len(ids) + 1):
+        if k % step == 0 or k == len(ids):
+            before = (tracker.ended, tracker.reasoning_tokens, tracker.content_start)
+            assert tracker.copy().feed(ids[k:]) == whole, k
+            assert (tracker.ended, tracker.reasoning_tokens, tracker.content_start) == before, k
+        if k < len(ids):
+            tracker.feed([ids[k]])
+
+
+def test_channel_formats_track_with_the_engine_and_copy_it() -> None:
+    """The copy test above reaches the engine-backed tracker too (channel formats)."""
+    kinds = set()
+    for _, data in CASES:
+        case = Case.from_dict(data, tokenizers.load)
+        kinds.add(type(case.parser(with_tokenizer=True).reasoning_tracker(**case.request())).__name__)
+    assert {"ReasoningTracker", "EngineTracker"} <= kinds, kinds

@@ -385,10 +385,7 @@ class IdsView:
         tracker = self._at(ids, base)
         if not pending:
             return tracker.ended
-        if isinstance(tracker, ReasoningTracker):
-            return tracker.copy().feed(list(ids[base:]))
-        probe = self._parser.reasoning_tracker(**self._options)  # channel formats: no copy, re-read
-        return probe.feed(list(ids))
+        return tracker.copy().feed(list(ids[base:]))  # O(pending): the speculative ids alone
 
     def count(self, ids: Sequence[int]) -> int:
         return self._at(ids, len(ids)).reasoning_tokens

@@ -284,6 +284,16 @@ class EngineTracker:
     def ended(self) -> bool:
         return self._stream.reasoning_ended
 
+    def copy(self) -> EngineTracker:
+        """An independent tracker at this point (the stream's ``copy()``): a probe of ids that
+        may be taken back costs those ids, not the whole output again."""
+        twin = EngineTracker.__new__(EngineTracker)
+        twin._stream = self._stream.copy()
+        twin.position = self.position
+        twin.reasoning_tokens = self.reasoning_tokens
+        twin.content_start = self.content_start
+        return twin
+
     def feed(self, token_ids: Iterable[int]) -> bool:
         stream = self._stream
         for token_id in token_ids:
