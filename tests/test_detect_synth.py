@@ -19,7 +19,7 @@ from trisect.detect import CONFIRMED, SYNTHESISED, detect, synth
 from trisect.detect.emit import format_toml
 from trisect.detect.probe import SETTINGS
 from trisect.detect.result import Part
-from trisect.engine.options import StreamOptions
+from trisect.engine.stream_options import StreamOptions
 from trisect.errors import FormatError
 from trisect.formats import all_formats, reasoning_format, tool_format
 from trisect.message import Message

@@ -42,6 +42,7 @@ def serve_extra() -> None:
     pytest.importorskip("xllamacpp", reason="the [serve] extra installs xllamacpp")
     pytest.importorskip("openai", reason="the [serve] extra installs openai")
 
+
 WEATHER = {
     "type": "function",
     "function": {

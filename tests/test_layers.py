@@ -117,7 +117,7 @@ def _shell(module: str) -> str | None:
 
 
 def test_the_graph_was_read() -> None:
-    assert "trisect.engine.stream" in GRAPH and "trisect.engine.compile" in GRAPH["trisect.engine.stream"]
+    assert "trisect.engine.event_stream" in GRAPH and "trisect.engine.compile" in GRAPH["trisect.engine.event_stream"]
     assert len(GRAPH) > 60
 
 

@@ -396,7 +396,7 @@ def test_history_reaches_the_template_as_vllm_passes_it(server: Any) -> None:
 def test_field_table_in_the_docs_is_the_code_table() -> None:
     from pathlib import Path
 
-    from trisect.serve.fields import markdown_table
+    from trisect.serve.request_fields import markdown_table
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "serve.md").read_text(encoding="utf-8")
     assert markdown_table() in docs

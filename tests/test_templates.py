@@ -76,8 +76,9 @@ ALL_TEMPLATES = sorted(TEMPLATES.glob("*.jinja"))
 CALL = {
     "role": "assistant",
     "content": "",
-    "tool_calls": [{"id": "call12345", "type": "function", "function": {"name": "get_weather",
-                                                                         "arguments": {"city": "Paris"}}}],
+    "tool_calls": [
+        {"id": "call12345", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    ],
 }
 RESULT = {"role": "tool", "tool_call_id": "call12345", "name": "get_weather", "content": "sunny, 21 C"}
 # renders a call only for an assistant message whose content is None, concatenating the arguments
@@ -96,8 +97,16 @@ def test_every_template_renders(path: Path) -> None:
     if "tools" in source:
         assert "get_weather" in with_tools
     if path.name in CALLS_AS_STRINGS:
-        call = {**CALL, "content": None, "tool_calls": [{**CALL["tool_calls"][0], "function": {
-            "name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]}
+        call = {
+            **CALL,
+            "content": None,
+            "tool_calls": [
+                {
+                    **CALL["tool_calls"][0],
+                    "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})},
+                }
+            ],
+        }
     else:
         call = CALL
     turn = template.render([USER, call, RESULT], tools=TOOLS, add_generation_prompt=True)
@@ -146,8 +155,9 @@ def test_continue_final_message_cuts_after_the_final_text() -> None:
     with pytest.raises(RequestError):
         template.render(messages, continue_final_message=True, add_generation_prompt=True)
     with pytest.raises(TemplateError, match="does not render"):
-        ChatTemplate("{{ messages[0].content }}").render([USER, {"role": "assistant", "content": "zz"}],
-                                                         continue_final_message=True)
+        ChatTemplate("{{ messages[0].content }}").render(
+            [USER, {"role": "assistant", "content": "zz"}], continue_final_message=True
+        )
 
 
 def test_chat_template_kwargs_win_over_special_tokens() -> None:

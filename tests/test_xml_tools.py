@@ -47,13 +47,22 @@ def _stream_args(parser: Parser, text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("tools", "text"),
     [
-        ("glm47", "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
-         "<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>"),
-        ("minimax_m2", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">Paris'
-         '</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n</minimax:tool_call>'),
-        ("deepseek_v32", '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter '
-         'name="location" string="true">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name="days" '
-         'string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'),
+        (
+            "glm47",
+            "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
+            "<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>",
+        ),
+        (
+            "minimax_m2",
+            '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">Paris'
+            '</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n</minimax:tool_call>',
+        ),
+        (
+            "deepseek_v32",
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter '
+            'name="location" string="true">Paris</｜DSML｜parameter>\n<｜DSML｜parameter name="days" '
+            'string="false">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+        ),
         ("gemma4", '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>,days:3}<tool_call|>'),
     ],
 )
@@ -71,7 +80,10 @@ def test_xml_codec_json_text_values_and_unwrap() -> None:
 
     def run(params: list[tuple[str, str]], unwrap: tuple[str, ...] = ()) -> str:
         codec = XmlParams(
-            param_start="P", param_end="E", trim="none", unwrap=unwrap,
+            param_start="P",
+            param_end="E",
+            trim="none",
+            unwrap=unwrap,
             parse_key=lambda k: (k.split("|")[0], JSON_TEXT if k.endswith("|json") else ("string",)),
         )(tools)
         codec.set_name("f")
@@ -97,22 +109,53 @@ def test_xml_codec_json_text_values_and_unwrap() -> None:
 @pytest.mark.parametrize(
     ("reasoning", "tools", "opener", "block"),
     [
-        ("glm45", "glm45", "\n<think>", "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
-         "</tool_call>"),
-        ("glm47", "glm47", "<think>", "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
-         "</tool_call>"),
-        ("ling3", "ling3", "<think>", "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
-         "</tool_call>"),
-        ("seed_oss", "seed_oss", "<seed:think>", "<seed:tool_call>\n<function=get_weather>\n<parameter=location>\n"
-         "Paris\n</parameter>\n</function>\n</seed:tool_call>"),
-        ("deepseek_v4", "deepseek_v4", "", '\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n'
-         '<｜DSML｜parameter name="location" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
-         "</｜DSML｜tool_calls>"),
-        ("deepseek_v41", "deepseek_v41", "", '\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="get_weather">\n'
-         '<｜DSML｜ parameter name="location" string="true">Paris</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n'
-         "</｜DSML｜ calls>"),
-        ("gemma4", "gemma4", "<|channel>thought\n",
-         '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>'),
+        (
+            "glm45",
+            "glm45",
+            "\n<think>",
+            "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value></tool_call>",
+        ),
+        (
+            "glm47",
+            "glm47",
+            "<think>",
+            "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value></tool_call>",
+        ),
+        (
+            "ling3",
+            "ling3",
+            "<think>",
+            "<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value></tool_call>",
+        ),
+        (
+            "seed_oss",
+            "seed_oss",
+            "<seed:think>",
+            "<seed:tool_call>\n<function=get_weather>\n<parameter=location>\n"
+            "Paris\n</parameter>\n</function>\n</seed:tool_call>",
+        ),
+        (
+            "deepseek_v4",
+            "deepseek_v4",
+            "",
+            '\n\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n'
+            '<｜DSML｜parameter name="location" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+            "</｜DSML｜tool_calls>",
+        ),
+        (
+            "deepseek_v41",
+            "deepseek_v41",
+            "",
+            '\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="get_weather">\n'
+            '<｜DSML｜ parameter name="location" string="true">Paris</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n'
+            "</｜DSML｜ calls>",
+        ),
+        (
+            "gemma4",
+            "gemma4",
+            "<|channel>thought\n",
+            '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+        ),
     ],
 )
 def test_call_opener_ends_unterminated_reasoning(reasoning: str, tools: str, opener: str, block: str) -> None:
@@ -138,7 +181,24 @@ def test_families_whose_reasoning_a_call_does_not_end(reasoning: str, tools: str
 
 
 GEMMA_ALPHABET = [
-    '<|"|>', "{", "}", "[", "]", ",", ":", "a", "1", " ", "\n", "true", "-", ".", "<", "|", "<tool_call|>", "call:"
+    '<|"|>',
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "a",
+    "1",
+    " ",
+    "\n",
+    "true",
+    "-",
+    ".",
+    "<",
+    "|",
+    "<tool_call|>",
+    "call:",
 ]
 
 

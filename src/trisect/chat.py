@@ -1,7 +1,7 @@
-"""``trisect.chat``: the public name of the OpenAI chat layer (``trisect.openai.chat``)."""
+"""``trisect.chat``: the public name of the OpenAI chat layer (``trisect.openai.chunks``)."""
 
 from __future__ import annotations
 
-from .openai.chat import ID_STYLES, ChatStream, chat_completion, make_call_id, resolve_finish_reason
+from .openai.chunks import ID_STYLES, ChatStream, chat_completion, make_call_id, resolve_finish_reason
 
 __all__ = ["ID_STYLES", "ChatStream", "chat_completion", "make_call_id", "resolve_finish_reason"]

@@ -13,9 +13,9 @@ from functools import lru_cache
 from typing import Any
 
 from .engine.compile import CompiledFormat, compile_format
+from .engine.event_stream import EventStream
 from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
-from .engine.stream import EventStream
-from .engine.tokenizer import Vocab
+from .engine.vocab import Vocab
 from .errors import FormatError, RequestError
 from .formats import all_formats, hf, reasoning_format, tool_format
 from .message import Message, MessageBuilder, StreamParser

@@ -11,6 +11,7 @@ from trisect.engine.spec import FormatSpec
 
 CATALOGUE = importlib.import_module("trisect.formats")  # ``trisect.formats`` is also a function
 
+
 @cache
 def modules() -> tuple[ModuleType, ...]:
     names = sorted(m.name for m in pkgutil.iter_modules(CATALOGUE.__path__) if not m.name.startswith("_"))

@@ -79,16 +79,12 @@ def _environment() -> Any:
         separators: tuple[str, str] | None = None,
         sort_keys: bool = False,
     ) -> str:
-        return json.dumps(
-            x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-        )
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
 
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
-    )
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     return env
@@ -339,12 +335,9 @@ def qwen3_turn(
     msg: dict[str, Any] = {"role": "assistant", "content": content, "reasoning_content": reasoning}
     if calls:
         msg["tool_calls"] = [
-            {"type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-            for c in calls
+            {"type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls
         ]
-    gen, prompt = generated(
-        QWEN3, [user], msg, eot=QWEN_EOT, tools=tools, enable_thinking=enable_thinking
-    )
+    gen, prompt = generated(QWEN3, [user], msg, eot=QWEN_EOT, tools=tools, enable_thinking=enable_thinking)
     return gen, prompt_tail(prompt, "<|im_start|>")
 
 
@@ -372,9 +365,7 @@ def coder_turn(
     Jinja's ``|string``)."""
     msg: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
-        msg["tool_calls"] = [
-            {"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls
-        ]
+        msg["tool_calls"] = [{"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls]
     gen, _ = generated(template, [user], msg, eot=QWEN_EOT, tools=tools)
     return gen
 
@@ -501,8 +492,7 @@ def qwen3_cases() -> Book:
     )
     b.add(
         "qwen3-start-marker-missing-no-prompt",
-        "same output as qwen3-qwq-prompt-ends-in-think without prompt_text: qwen3 starts in "
-        "reasoning by default",
+        "same output as qwen3-qwq-prompt-ends-in-think without prompt_text: qwen3 starts in reasoning by default",
         gen,
         reasoning=r,
         content=c,
@@ -526,8 +516,7 @@ def qwen3_cases() -> Book:
     )
     b.add(
         "qwen3-truncated-inside-end-marker",
-        "hand-written: cut by max_tokens in the middle of '</think>'; the partial marker is "
-        "text and is kept",
+        "hand-written: cut by max_tokens in the middle of '</think>'; the partial marker is text and is kept",
         "<think>\nAlmost done thinking.\n</thi",
         reasoning="Almost done thinking.\n</thi",
         truncated=True,
@@ -685,10 +674,7 @@ def deepseek_r1_cases() -> Book:
         tokenizer=tok,
     )
 
-    r = (
-        "Okay, the user wants a haiku about autumn.\n\n"
-        "5-7-5 syllables. Leaves falling, cool wind.\n\nLet me draft it."
-    )
+    r = "Okay, the user wants a haiku about autumn.\n\n5-7-5 syllables. Leaves falling, cool wind.\n\nLet me draft it."
     c = "Crimson leaves drifting\nWhispers of the cooling wind\nAutumn settles in"
     tail, answer = r1_prompt_and_answer(R1_LLAMA_CPP, c, user="Write a haiku about autumn.")
     b.add(
@@ -729,9 +715,7 @@ def deepseek_r1_cases() -> Book:
         tokenizer=tok,
         options={"chat_template_kwargs": {"enable_thinking": False}, "prompt_text": tail},
     )
-    tail, _ = r1_prompt_and_answer(
-        R1_DISTILL_QWEN, "x", enable_thinking=True, user="What is 2 + 2?"
-    )
+    tail, _ = r1_prompt_and_answer(R1_DISTILL_QWEN, "x", enable_thinking=True, user="What is 2 + 2?")
     assert tail == "<｜Assistant｜><think>\n"
     b.add(
         "r1-distill-qwen-thinking-on",
@@ -796,8 +780,7 @@ def deepseek_r1_cases() -> Book:
     mention = "I must not print </think> early; keep thinking."
     b.add(
         "r1-ids-end-marker-as-ordinary-tokens",
-        "hand-written: reasoning mentions '</think>' as ordinary tokens; with token ids it "
-        "stays reasoning",
+        "hand-written: reasoning mentions '</think>' as ordinary tokens; with token ids it stays reasoning",
         f"{mention}\n</think>\n\nOK.",
         reasoning=mention,
         content="OK.",
@@ -1025,8 +1008,7 @@ def hermes_qwen3_cases() -> Book:
     )
     b.add(
         "hq-tool-call-in-reasoning-then-stray-end-marker",
-        "hand-written: reasoning ended by '<tool_call>', then a late '</think>' (absorbed "
-        "in CONTENT) and an answer",
+        "hand-written: reasoning ended by '<tool_call>', then a late '</think>' (absorbed in CONTENT) and an answer",
         f"<think>\nCheck first.\n{blk}\n</think>\n\nDone.",
         reasoning="Check first.",
         content="Done.",
@@ -1104,8 +1086,7 @@ def hermes_qwen3_cases() -> Book:
     cut = '<tool_call>\n{"name": "get_weather", "arguments": {"locat'
     b.add(
         "hq-truncated-call",
-        "hand-written: cut by max_tokens inside the arguments; no call, raw text as content "
-        "(cf. vLLM #47903)",
+        "hand-written: cut by max_tokens inside the arguments; no call, raw text as content (cf. vLLM #47903)",
         think("Call it.") + cut,
         reasoning="Call it.",
         unfinished_call=cut,
@@ -1114,8 +1095,7 @@ def hermes_qwen3_cases() -> Book:
     )
     b.add(
         "hq-truncated-after-opener-47137",
-        "hand-written: cut right after '<tool_call>' (vLLM #47137: streaming dropped it, "
-        "non-streaming leaked it)",
+        "hand-written: cut right after '<tool_call>' (vLLM #47137: streaming dropped it, non-streaming leaked it)",
         think("Call it.") + "<tool_call>",
         reasoning="Call it.",
         unfinished_call="<tool_call>",
@@ -1132,8 +1112,7 @@ def hermes_qwen3_cases() -> Book:
     )
     b.add(
         "hq-arguments-before-name",
-        "hand-written: JSON object with 'arguments' before 'name' (still the format's "
-        "object with both keys)",
+        "hand-written: JSON object with 'arguments' before 'name' (still the format's object with both keys)",
         think("Order swapped.")
         + '<tool_call>\n{"arguments": {"location": "Berlin"}, "name": "get_weather"}\n</tool_call>',
         reasoning="Order swapped.",
@@ -1143,8 +1122,7 @@ def hermes_qwen3_cases() -> Book:
     b.add(
         "hq-compact-call",
         "hand-written: compact JSON, no newlines inside the tags",
-        think("Compact.")
-        + '<tool_call>{"name":"get_time","arguments":{"timezone":"Asia/Tokyo"}}</tool_call>',
+        think("Compact.") + '<tool_call>{"name":"get_time","arguments":{"timezone":"Asia/Tokyo"}}</tool_call>',
         reasoning="Compact.",
         tool_calls=[TOKYO_TIME],
         tools=tools,
@@ -1234,9 +1212,7 @@ def hermes_turn(
     msg: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         msg["tool_calls"] = [{"type": "function", "function": c} for c in calls]
-    gen, _ = generated(
-        template, [user], msg, eot=QWEN_EOT, tools=tools, bos_token="<|begin_of_text|>"
-    )
+    gen, _ = generated(template, [user], msg, eot=QWEN_EOT, tools=tools, bos_token="<|begin_of_text|>")
     return gen
 
 
@@ -1389,8 +1365,7 @@ def hermes_cases() -> Book:
     )
     b.add(
         "h-ids-tool-call-mention-in-content",
-        "hand-written: content mentions '<tool_call>' as ordinary tokens; with ids it is "
-        "text, not a call",
+        "hand-written: content mentions '<tool_call>' as ordinary tokens; with ids it is text, not a call",
         "Wrap calls in <tool_call> tags.",
         content="Wrap calls in <tool_call> tags.",
         tools=tools,
@@ -1526,8 +1501,7 @@ def coder_typed(b: Book, prefix: str, think_part: str, reasoning: str | None) ->
     cut = "<tool_call>\n<function=set_count>\n<parameter=count>\n4"
     b.add(
         f"{prefix}-truncated-in-integer-48702",
-        "hand-written: cut by max_tokens inside an integer value (vLLM #48702); no call, "
-        "raw text as content",
+        "hand-written: cut by max_tokens inside an integer value (vLLM #48702); no call, raw text as content",
         think_part + cut,
         reasoning=reasoning,
         unfinished_call=cut,
@@ -1626,8 +1600,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
     out = turn("", [("write_file", fc)])
     b.add(
         f"{prefix}-rt-empty-string-value",
-        f"{CODER} round trip; an empty string value renders '<parameter=content>\\n\\n"
-        "</parameter>'",
+        f"{CODER} round trip; an empty string value renders '<parameter=content>\\n\\n</parameter>'",
         out,
         reasoning=reasoning,
         tool_calls=[call("write_file", fc)],
@@ -1681,10 +1654,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
         tool_calls=[paris1, berlin1],
         tools=tools,
     )
-    no_end = (
-        "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n"
-        "</tool_call>"
-    )
+    no_end = "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</tool_call>"
     b.add(
         f"{prefix}-recovery-missing-function-end",
         "hand-written: '</function>' missing; '</tool_call>' closes the call (FORMATS.md: "
@@ -1704,10 +1674,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
         tool_calls=[call("get_random_joke", {})],
         tools=tools,
     )
-    two = (
-        "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n"
-        "</function>\n" + blk_b
-    )
+    two = "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>\n" + blk_b
     b.add(
         f"{prefix}-recovery-missing-close-between-calls",
         "hand-written: no '</tool_call>' before the next '<tool_call>' (TOOL_BETWEEN+TOOL_START)",
@@ -1866,8 +1833,7 @@ def qwen3_coder_qwen3_cases() -> Book:
         "qcq-function-prefix-in-reasoning-is-text",
         "hand-written: '<function=' inside reasoning is text (no REASONING+FUNC_PREFIX "
         "entry); reasoning continues to '</think>'",
-        f"<think>\nThe call will look like <function=get_weather> with a location.\n"
-        f"</think>\n\n{blk}",
+        f"<think>\nThe call will look like <function=get_weather> with a location.\n</think>\n\n{blk}",
         reasoning="The call will look like <function=get_weather> with a location.",
         tool_calls=[paris1],
         tools=tools,
@@ -1883,8 +1849,7 @@ def qwen3_coder_qwen3_cases() -> Book:
     b.add(
         "qcq-bare-function-after-reasoning",
         "hand-written: reasoning, then '<function=' without '<tool_call>'",
-        think("Call it.") + "<function=get_weather>\n<parameter=location>\nParis\n"
-        "</parameter>\n</function>",
+        think("Call it.") + "<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>",
         reasoning="Call it.",
         tool_calls=[paris1],
         tools=tools,

@@ -142,9 +142,13 @@ def core(b: Book, f: Family) -> None:
     if f.opt_in:
         b.add(
             f"{p}-start-marker-missing",
-            src + "; no start marker: reasoning is opted into by the marker, so all "
-            + ("is content and the stray end marker is absorbed" if f.absorbs_extra_end else
-               "is content, the stray end marker included (the reference parser keeps it)"),
+            src
+            + "; no start marker: reasoning is opted into by the marker, so all "
+            + (
+                "is content and the stray end marker is absorbed"
+                if f.absorbs_extra_end
+                else "is content, the stray end marker included (the reference parser keeps it)"
+            ),
             out,
             content=out.replace(f.end.strip(), "").strip() if f.absorbs_extra_end else out.strip(),
             tokenizer=tok,
@@ -165,8 +169,10 @@ def core(b: Book, f: Family) -> None:
     unended = {"content": R} if f.unended_is_content else {"reasoning": R}
     b.add(
         f"{p}-end-marker-missing-truncated",
-        src + ("; reasoning that never ends is content" if f.unended_is_content else "")
-        + "; cut by max_tokens while thinking: all " + ("content" if f.unended_is_content else "reasoning"),
+        src
+        + ("; reasoning that never ends is content" if f.unended_is_content else "")
+        + "; cut by max_tokens while thinking: all "
+        + ("content" if f.unended_is_content else "reasoning"),
         out,
         tokenizer=tok,
         options=f.on,
@@ -176,7 +182,8 @@ def core(b: Book, f: Family) -> None:
     partial = f"{R} {f.end[:-2]}"
     b.add(
         f"{p}-truncated-inside-end-marker",
-        src + "; cut in the middle of the end marker: the partial marker is "
+        src
+        + "; cut in the middle of the end marker: the partial marker is "
         + ("text of the unended reasoning, which is content" if f.unended_is_content else "reasoning text"),
         f"{f.start or ''}{partial}",
         tokenizer=None,
@@ -190,8 +197,12 @@ def core(b: Book, f: Family) -> None:
         )
     b.add(
         f"{p}-duplicate-end-marker",
-        src + ("; the end marker twice: the second is absorbed" if f.absorbs_extra_end else
-               "; the end marker twice: the second is content text (the reference parser keeps it)"),
+        src
+        + (
+            "; the end marker twice: the second is absorbed"
+            if f.absorbs_extra_end
+            else "; the end marker twice: the second is content text (the reference parser keeps it)"
+        ),
         f.write(R, f"{f.end}\n{C}"),
         reasoning=R,
         content=C if f.absorbs_extra_end else f"{f.end}\n{C}".strip(),
@@ -1275,97 +1286,224 @@ def step3_extras(b: Book) -> None:
 
 def hy_v4_extras(b: Book) -> None:
     src = "vLLM 0.33 hy_v4_reasoning_parser.py"
-    b.add("hy_v4-default-high", src + ": reasoning_effort defaults to 'high': the output starts in reasoning",
-          f"{R}</think>{C}", reasoning=R, content=C, tokenizer="hy")
-    b.add("hy_v4-effort-in-chat-kwargs-no-think", src + ": chat_template_kwargs reasoning_effort 'no_think' wins "
-          "over the request field", C, content=C, tokenizer="hy",
-          options={"chat_template_kwargs": {"reasoning_effort": "no_think"}, "reasoning_effort": "high"})
+    b.add(
+        "hy_v4-default-high",
+        src + ": reasoning_effort defaults to 'high': the output starts in reasoning",
+        f"{R}</think>{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="hy",
+    )
+    b.add(
+        "hy_v4-effort-in-chat-kwargs-no-think",
+        src + ": chat_template_kwargs reasoning_effort 'no_think' wins over the request field",
+        C,
+        content=C,
+        tokenizer="hy",
+        options={"chat_template_kwargs": {"reasoning_effort": "no_think"}, "reasoning_effort": "high"},
+    )
 
 
 def k2_horizon_extras(b: Book) -> None:
     src = "vLLM 0.33 k2_horizon_reasoning_parser.py (_EFFORT_TOKENS)"
-    for effort, (start, end) in (("medium", ("<ifm|think_fast>", "</ifm|think_fast>")),
-                                 ("low", ("<ifm|think_faster>", "</ifm|think_faster>"))):
-        b.add(f"k2_horizon-effort-{effort}", src + f": reasoning_effort {effort!r} writes {start} … {end}",
-              f"{start}{R}{end}{C}", reasoning=R, content=C, tokenizer="k2_horizon",
-              options={"chat_template_kwargs": {"reasoning_effort": effort}})
-    b.add("k2_horizon-no-start-marker", src + ": the start marker may be in the prompt; the output starts in reasoning",
-          f"{R}</ifm|think>{C}", reasoning=R, content=C, tokenizer="k2_horizon")
-    b.add("k2_horizon-unended-is-content", src + " _split_model_output: no end marker and no tool block: all content",
-          C, content=C, tokenizer="k2_horizon")
+    for effort, (start, end) in (
+        ("medium", ("<ifm|think_fast>", "</ifm|think_fast>")),
+        ("low", ("<ifm|think_faster>", "</ifm|think_faster>")),
+    ):
+        b.add(
+            f"k2_horizon-effort-{effort}",
+            src + f": reasoning_effort {effort!r} writes {start} … {end}",
+            f"{start}{R}{end}{C}",
+            reasoning=R,
+            content=C,
+            tokenizer="k2_horizon",
+            options={"chat_template_kwargs": {"reasoning_effort": effort}},
+        )
+    b.add(
+        "k2_horizon-no-start-marker",
+        src + ": the start marker may be in the prompt; the output starts in reasoning",
+        f"{R}</ifm|think>{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="k2_horizon",
+    )
+    b.add(
+        "k2_horizon-unended-is-content",
+        src + " _split_model_output: no end marker and no tool block: all content",
+        C,
+        content=C,
+        tokenizer="k2_horizon",
+    )
 
 
 def minimax_m3_extras(b: Book) -> None:
     src = "vLLM 0.33 minimax_m3_reasoning_parser.py"
-    b.add("minimax_m3-block-after-content", src + ": without thinking_mode the output starts in content; a "
-          "<mm:think> block later in the output is reasoning, the text around it content",
-          f"Hello.<mm:think>{R}</mm:think>{C}", reasoning=R, content=f"Hello.{C}", tokenizer="minimax_m3")
-    b.add("minimax_m3-unclosed-block-after-content", src + ": a block opened in content and never closed is "
-          "reasoning; the text before it is content", f"Hello.<mm:think>{R}", reasoning=R, content="Hello.",
-          tokenizer="minimax_m3", truncated=True)
-    b.add("minimax_m3-prefilled-start", src + ": thinking_mode 'enabled' and no start marker in the output",
-          f"{R}</mm:think>{C}", reasoning=R, content=C, tokenizer="minimax_m3",
-          options={"chat_template_kwargs": {"thinking_mode": "enabled"}})
+    b.add(
+        "minimax_m3-block-after-content",
+        src + ": without thinking_mode the output starts in content; a "
+        "<mm:think> block later in the output is reasoning, the text around it content",
+        f"Hello.<mm:think>{R}</mm:think>{C}",
+        reasoning=R,
+        content=f"Hello.{C}",
+        tokenizer="minimax_m3",
+    )
+    b.add(
+        "minimax_m3-unclosed-block-after-content",
+        src + ": a block opened in content and never closed is reasoning; the text before it is content",
+        f"Hello.<mm:think>{R}",
+        reasoning=R,
+        content="Hello.",
+        tokenizer="minimax_m3",
+        truncated=True,
+    )
+    b.add(
+        "minimax_m3-prefilled-start",
+        src + ": thinking_mode 'enabled' and no start marker in the output",
+        f"{R}</mm:think>{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="minimax_m3",
+        options={"chat_template_kwargs": {"thinking_mode": "enabled"}},
+    )
 
 
 def plamo3_extras(b: Book) -> None:
     src = "vLLM 0.33 parser/plamo3.py"
-    b.add("plamo3-eot-dropped", src + ": <|plamo:tag|> (end of turn) is dropped in content",
-          f"<|plamo:begin_think:plamo|>{R}<|plamo:end_think:plamo|>{C}<|plamo:tag|>", reasoning=R, content=C,
-          tokenizer="plamo3")
-    b.add("plamo3-eot-ends-reasoning", src + ": (REASONING, EOT) -> CONTENT with the reasoning end",
-          f"{R}<|plamo:tag|>", reasoning=R, tokenizer="plamo3")
-    b.add("plamo3-start-in-content-opens", src + ": thinking off, a start marker in content opens reasoning",
-          f"{C}<|plamo:begin_think:plamo|>{R}<|plamo:end_think:plamo|>", reasoning=R, content=C, tokenizer="plamo3",
-          options=OFF)
+    b.add(
+        "plamo3-eot-dropped",
+        src + ": <|plamo:tag|> (end of turn) is dropped in content",
+        f"<|plamo:begin_think:plamo|>{R}<|plamo:end_think:plamo|>{C}<|plamo:tag|>",
+        reasoning=R,
+        content=C,
+        tokenizer="plamo3",
+    )
+    b.add(
+        "plamo3-eot-ends-reasoning",
+        src + ": (REASONING, EOT) -> CONTENT with the reasoning end",
+        f"{R}<|plamo:tag|>",
+        reasoning=R,
+        tokenizer="plamo3",
+    )
+    b.add(
+        "plamo3-start-in-content-opens",
+        src + ": thinking off, a start marker in content opens reasoning",
+        f"{C}<|plamo:begin_think:plamo|>{R}<|plamo:end_think:plamo|>",
+        reasoning=R,
+        content=C,
+        tokenizer="plamo3",
+        options=OFF,
+    )
 
 
 def minicpmv_extras(b: Book) -> None:
     src = "vLLM 0.33 parser/minicpmv.py (IM_END and RESERVED_* passthrough terminals)"
-    b.add("minicpmv-im-end-dropped", src + ": <|im_end|> never reaches content",
-          f"<think>\n{R}\n</think>\n\n{C}<|im_end|>", reasoning=R, content=C, tokenizer="minicpmv")
-    b.add("minicpmv-reserved-dropped", src + ": reserved markers (token and text spellings) are dropped",
-          f"<|reserved_12|>{R}<reserved_13></think>{C}<|reserved_15|>", reasoning=R, content=C, tokenizer="minicpmv")
-    b.add("minicpmv-thinking-off-block-is-reasoning", src + ": thinking off, (CONTENT, THINK_START) -> REASONING: "
-          "the block the model writes anyway is not content (vLLM drops it; here it is reasoning)",
-          f"<think>\n{R}\n</think>\n\n{C}", reasoning=R, content=C, tokenizer="minicpmv", options=OFF)
+    b.add(
+        "minicpmv-im-end-dropped",
+        src + ": <|im_end|> never reaches content",
+        f"<think>\n{R}\n</think>\n\n{C}<|im_end|>",
+        reasoning=R,
+        content=C,
+        tokenizer="minicpmv",
+    )
+    b.add(
+        "minicpmv-reserved-dropped",
+        src + ": reserved markers (token and text spellings) are dropped",
+        f"<|reserved_12|>{R}<reserved_13></think>{C}<|reserved_15|>",
+        reasoning=R,
+        content=C,
+        tokenizer="minicpmv",
+    )
+    b.add(
+        "minicpmv-thinking-off-block-is-reasoning",
+        src + ": thinking off, (CONTENT, THINK_START) -> REASONING: "
+        "the block the model writes anyway is not content (vLLM drops it; here it is reasoning)",
+        f"<think>\n{R}\n</think>\n\n{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="minicpmv",
+        options=OFF,
+    )
 
 
 def kimi_k3_extras(b: Book) -> None:
     src = "vLLM 0.33 kimi_k3_reasoning_parser.py"
     resp = f"<|open|>response<|sep|>{C}<|close|>response<|sep|>"
-    b.add("kimi_k3-response-without-think", src + " extract_reasoning: a response opener and no think markers: no "
-          "reasoning, the response body is content", resp, content=C, tokenizer="kimi_k3")
-    b.add("kimi_k3-prompt-opened-response", src + ": the generation prefix opened the response channel (prompt "
-          "ends '<|open|>response<|sep|>'): the output starts in content and its closer is dropped",
-          f"{C}<|close|>response<|sep|>", content=C, tokenizer="kimi_k3",
-          options={"prompt_text": "<|close|>message<|sep|><|open|>response<|sep|>"})
-    b.add("kimi_k3-answer-then-close-never-kept", src + ": 'answer<|close|>response<|sep|>' with the think channel "
-          "closed first: content is the answer alone", f"{R}<|close|>think<|sep|>answer<|close|>response<|sep|>"
-          "<|close|>message<|sep|>", reasoning=R, content="answer", tokenizer="kimi_k3")
-    b.add("kimi_k3-thinking-key-wins", src + ": 'thinking' is read before 'enable_thinking'",
-          f"{R}<|close|>think<|sep|>{resp}", reasoning=R, content=C, tokenizer="kimi_k3",
-          options={"chat_template_kwargs": {"thinking": True, "enable_thinking": False}})
-    b.add("kimi_k3-instruct-mode-keeps-markers-of-think", src + ": thinking off (instruct mode): no think channel; "
-          "the response wrapper is still unwrapped", resp, content=C, tokenizer="kimi_k3",
-          options={"chat_template_kwargs": {"enable_thinking": False}})
+    b.add(
+        "kimi_k3-response-without-think",
+        src + " extract_reasoning: a response opener and no think markers: no reasoning, the response body is content",
+        resp,
+        content=C,
+        tokenizer="kimi_k3",
+    )
+    b.add(
+        "kimi_k3-prompt-opened-response",
+        src + ": the generation prefix opened the response channel (prompt "
+        "ends '<|open|>response<|sep|>'): the output starts in content and its closer is dropped",
+        f"{C}<|close|>response<|sep|>",
+        content=C,
+        tokenizer="kimi_k3",
+        options={"prompt_text": "<|close|>message<|sep|><|open|>response<|sep|>"},
+    )
+    b.add(
+        "kimi_k3-answer-then-close-never-kept",
+        src + ": 'answer<|close|>response<|sep|>' with the think channel closed first: content is the answer alone",
+        f"{R}<|close|>think<|sep|>answer<|close|>response<|sep|><|close|>message<|sep|>",
+        reasoning=R,
+        content="answer",
+        tokenizer="kimi_k3",
+    )
+    b.add(
+        "kimi_k3-thinking-key-wins",
+        src + ": 'thinking' is read before 'enable_thinking'",
+        f"{R}<|close|>think<|sep|>{resp}",
+        reasoning=R,
+        content=C,
+        tokenizer="kimi_k3",
+        options={"chat_template_kwargs": {"thinking": True, "enable_thinking": False}},
+    )
+    b.add(
+        "kimi_k3-instruct-mode-keeps-markers-of-think",
+        src + ": thinking off (instruct mode): no think channel; the response wrapper is still unwrapped",
+        resp,
+        content=C,
+        tokenizer="kimi_k3",
+        options={"chat_template_kwargs": {"enable_thinking": False}},
+    )
 
 
 def granite_thinking_extras(b: Book) -> None:
     src = "vLLM 0.33 parser/granite_thinking.py (the Nemotron V3 swap, only when content is absent)"
-    b.add("granite_thinking_parser-swap-unended", src + ": enable_thinking false and the output never leaves the "
-          "reasoning it started in: that text is the content", f"{R}", content=R, tokenizer="granite4",
-          options={"chat_template_kwargs": {"enable_thinking": False}, "prompt_text": "<think>\n"})
-    b.add("granite_thinking_parser-no-swap-with-content", src + ": force_nonempty_content and content present: no swap",
-          f"<think>\n{R}\n</think>\n\n{C}", reasoning=R, content=C, tokenizer="granite4",
-          options={"chat_template_kwargs": {"force_nonempty_content": True}})
+    b.add(
+        "granite_thinking_parser-swap-unended",
+        src + ": enable_thinking false and the output never leaves the "
+        "reasoning it started in: that text is the content",
+        f"{R}",
+        content=R,
+        tokenizer="granite4",
+        options={"chat_template_kwargs": {"enable_thinking": False}, "prompt_text": "<think>\n"},
+    )
+    b.add(
+        "granite_thinking_parser-no-swap-with-content",
+        src + ": force_nonempty_content and content present: no swap",
+        f"<think>\n{R}\n</think>\n\n{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="granite4",
+        options={"chat_template_kwargs": {"force_nonempty_content": True}},
+    )
 
 
 def poolside_extras(b: Book) -> None:
     src = "vLLM 0.33 poolside_v1_reasoning_parser.py (is_reasoning_end stops at <assistant>)"
-    b.add("poolside_v1-earlier-turn-end-does-not-decide", src + ": a '</think>' before the current <assistant> "
-          "does not close the current turn's reasoning", f"{R}</think>{C}", reasoning=R, content=C,
-          tokenizer="poolside", options={**DS_ON, "prompt_text": "<assistant>old</think>Sunny.<assistant><think>"})
+    b.add(
+        "poolside_v1-earlier-turn-end-does-not-decide",
+        src + ": a '</think>' before the current <assistant> does not close the current turn's reasoning",
+        f"{R}</think>{C}",
+        reasoning=R,
+        content=C,
+        tokenizer="poolside",
+        options={**DS_ON, "prompt_text": "<assistant>old</think>Sunny.<assistant><think>"},
+    )
 
 
 EXTRAS: dict[str, Callable[[Book], None]] = {

@@ -204,8 +204,15 @@ def standard(b: Book, f: Family) -> None:
             ("level", "2", False),
             ("nothing", "nil", False),
         ],
-        {"count": "many", "ratio": "0.5x", "enabled": "yes", "options": "{not json", "tags": "a, b", "level": 2,
-         "nothing": "nil"},
+        {
+            "count": "many",
+            "ratio": "0.5x",
+            "enabled": "yes",
+            "options": "{not json",
+            "tags": "a, b",
+            "level": 2,
+            "nothing": "nil",
+        },
     )
     out = f.write([("configure", bad)])
     hw(
@@ -244,8 +251,10 @@ def standard(b: Book, f: Family) -> None:
     if f.tokenizer and f.tool_start_special:
         text = f"Calls start with {f.tool_start} and this is only prose."
         i = text.index(f.tool_start)
-        ids = tk.encode(f.tokenizer, text[:i]) + ordinary(f.tokenizer, f.tool_start) + tk.encode(
-            f.tokenizer, text[i + len(f.tool_start) :]
+        ids = (
+            tk.encode(f.tokenizer, text[:i])
+            + ordinary(f.tokenizer, f.tool_start)
+            + tk.encode(f.tokenizer, text[i + len(f.tool_start) :])
         )
         hw(
             "ids-marker-mention-in-content",
@@ -294,7 +303,8 @@ def template_turn(
 
 def glm46_write(calls: Calls) -> str:
     return "".join(
-        f"\n<tool_call>{name}\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v, _ in ps)
+        f"\n<tool_call>{name}\n"
+        + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v, _ in ps)
         + "</tool_call>"
         for name, ps in calls
     )
@@ -302,7 +312,8 @@ def glm46_write(calls: Calls) -> str:
 
 def glm47_write(calls: Calls) -> str:
     return "".join(
-        f"<tool_call>{name}" + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
+        f"<tool_call>{name}"
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
         + "</tool_call>"
         for name, ps in calls
     )
@@ -316,6 +327,7 @@ def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Calla
         think_open: str | None = "<think>" if template == GLM47 else "\n<think>"
         prefix = "</think>" if template == GLM47 else "\n<think></think>"
     else:
+
         def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
             return content + write(as_calls(calls))
 
@@ -324,9 +336,19 @@ def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Calla
         think_open = None
         prefix = ""
     return Family(
-        tag=tag, path=path, tools_format=fmt, reasoning=reasoning, tokenizer="glm", write=write, turn=turn,
-        source=source, value_close="</arg_value>", call_close="</tool_call>", tool_start="<tool_call>",
-        think_open=think_open, prefix=prefix,
+        tag=tag,
+        path=path,
+        tools_format=fmt,
+        reasoning=reasoning,
+        tokenizer="glm",
+        write=write,
+        turn=turn,
+        source=source,
+        value_close="</arg_value>",
+        call_close="</tool_call>",
+        tool_start="<tool_call>",
+        think_open=think_open,
+        prefix=prefix,
     )
 
 
@@ -480,10 +502,17 @@ def minimax_cases() -> Book:
         return out if reasoning else "</think>\n\n" + out
 
     f = Family(
-        tag="mm2", path="minimax_m2/minimax_m2-template.jsonl", tools_format="minimax_m2", reasoning="minimax_m2",
-        tokenizer="minimax", write=minimax_write, turn=turn,
+        tag="mm2",
+        path="minimax_m2/minimax_m2-template.jsonl",
+        tools_format="minimax_m2",
+        reasoning="minimax_m2",
+        tokenizer="minimax",
+        write=minimax_write,
+        turn=turn,
         source=f"{MINIMAX} round trip (a turn without reasoning starts with '</think>')",
-        value_close="</parameter>", call_close="</invoke>", tool_start="<minimax:tool_call>",
+        value_close="</parameter>",
+        call_close="</invoke>",
+        tool_start="<minimax:tool_call>",
         expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
         prefix="</think>\n\n",
     )
@@ -535,8 +564,12 @@ def minimax_cases() -> Book:
         ids_only=True,
     )
     out = "Done.</minimax:tool_call>"
-    add("stray-block-close-absorbed", "a stray '</minimax:tool_call>' in content is absorbed (FORMATS.md)", out,
-        content="Done.")
+    add(
+        "stray-block-close-absorbed",
+        "a stray '</minimax:tool_call>' in content is absorbed (FORMATS.md)",
+        out,
+        content="Done.",
+    )
     return b
 
 
@@ -583,18 +616,30 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
             assert turn(None, "", [PARIS, EVERY_TYPE]) == "</think>" + write(as_calls([PARIS, EVERY_TYPE]))
             source = f"{DSV32} round trip (thinking=true)"
         else:
+
             def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
                 return (reasoning or "") + "</think>" + content + (write(as_calls(calls)) if calls else "")
 
-            source = (
-                f"written in the {DSV32} spelling with the {fmt} block "
-                + ("'<｜DSML｜tool_calls>' (FORMATS.md)" if fmt == "deepseek_v4" else "and spaced tags (FORMATS.md)")
+            source = f"written in the {DSV32} spelling with the {fmt} block " + (
+                "'<｜DSML｜tool_calls>' (FORMATS.md)" if fmt == "deepseek_v4" else "and spaced tags (FORMATS.md)"
             )
         f = Family(
-            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer="deepseek_v3",
-            write=write, turn=turn, source=source, value_close=f"</{dsml}parameter>", call_close=f"</{dsml}invoke>",
-            tool_start=f"<{dsml}{block}>", validates=False, think_open=None if v32 else "",
-            tool_start_special=False, options=options, prefix="</think>",
+            tag=tag,
+            path=f"{fmt}/{fmt}.jsonl",
+            tools_format=fmt,
+            reasoning=reasoning,
+            tokenizer="deepseek_v3",
+            write=write,
+            turn=turn,
+            source=source,
+            value_close=f"</{dsml}parameter>",
+            call_close=f"</{dsml}invoke>",
+            tool_start=f"<{dsml}{block}>",
+            validates=False,
+            think_open=None if v32 else "",
+            tool_start_special=False,
+            options=options,
+            prefix="</think>",
         )
         b = f.book()
         standard(b, f)
@@ -608,14 +653,14 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
         out = write([("write_file", [("path", "a.txt", True), ("content", "  indented\n\ttab\n\n", True)])])
         add(
             "string-true-keeps-whitespace",
-            "string=\"true\" values keep their whitespace (issue 5: DeepSeek V3.2/V4 keep whitespace in strings)",
+            'string="true" values keep their whitespace (issue 5: DeepSeek V3.2/V4 keep whitespace in strings)',
             out,
             tool_calls=[call("write_file", {"path": "a.txt", "content": "  indented\n\ttab\n\n"})],
         )
         out = write([("configure", [("count", " 7 ", False), ("tags", '[\n  "a"\n]', False), ("label", "true", True)])])
         add(
             "string-false-is-json",
-            "string=\"false\" values are JSON (surrounding whitespace is not part of it); string=\"true\" "
+            'string="false" values are JSON (surrounding whitespace is not part of it); string="true" '
             "'true' stays the string 'true'",
             out,
             tool_calls=[call("configure", {"count": 7, "tags": ["a"], "label": "true"})],
@@ -623,7 +668,7 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
         out = write([("configure", [("label", '"quoted"', False), ("mode", "fast", False)])])
         add(
             "string-false-json-string-and-bare-word",
-            "string=\"false\" with a JSON string literal is that string; a bare word is not JSON and stays as written",
+            'string="false" with a JSON string literal is that string; a bare word is not JSON and stays as written',
             out,
             tool_calls=[call("configure", {"label": "quoted", "mode": "fast"})],
         )
@@ -635,14 +680,26 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
             tool_calls=[PARIS],
         )
         out = write(as_calls([PARIS, TOKYO_TIME])).replace(f"</{dsml}invoke>\n<{dsml}invoke", f"<{dsml}invoke")
-        add("missing-invoke-close", f"'</{dsml}invoke>' missing before the next invoke", out,
-            tool_calls=[PARIS, TOKYO_TIME])
+        add(
+            "missing-invoke-close",
+            f"'</{dsml}invoke>' missing before the next invoke",
+            out,
+            tool_calls=[PARIS, TOKYO_TIME],
+        )
         out = write(as_calls([PARIS])).replace(f"</{dsml}invoke>\n", "")
-        add("missing-invoke-close-at-block-end", "the block's end closes the open invoke (FORMATS.md V4 table)", out,
-            tool_calls=[PARIS])
+        add(
+            "missing-invoke-close-at-block-end",
+            "the block's end closes the open invoke (FORMATS.md V4 table)",
+            out,
+            tool_calls=[PARIS],
+        )
         out = f"\n\n<{dsml}{block}>\n</{dsml}{block}>"
-        add("empty-block-is-content", "an empty block is not a call; its text is content", "Nothing." + out,
-            content=joined("Nothing." + out))
+        add(
+            "empty-block-is-content",
+            "an empty block is not a call; its text is content",
+            "Nothing." + out,
+            content=joined("Nothing." + out),
+        )
         if not v32:
             args = '{"location": "Paris", "unit": "celsius"}'
             for key in ("arguments", "input"):
@@ -721,12 +778,21 @@ def function_xml_cases(
             rendered = coder_turn("Hi.", [(c["name"], c["arguments"]) for c in (PARIS, TOKYO_TIME)], tools=TOOLS)
             assert rendered == "Hi.\n\n" + write(as_calls([PARIS, TOKYO_TIME])), rendered
         f = Family(
-            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer=tokenizer,
-            write=write, turn=turn,
+            tag=tag,
+            path=f"{fmt}/{fmt}.jsonl",
+            tools_format=fmt,
+            reasoning=reasoning,
+            tokenizer=tokenizer,
+            write=write,
+            turn=turn,
             source=f"written in the Qwen3-Coder.jinja spelling with the {fmt} wrappers and reasoning markers "
             f"({reference})",
-            value_close="</parameter>", call_close=end, tool_start=start, validates=False,
-            think_open=open_ if fmt == "seed_oss" else None, tool_start_special=tokenizer is not None,
+            value_close="</parameter>",
+            call_close=end,
+            tool_start=start,
+            validates=False,
+            think_open=open_ if fmt == "seed_oss" else None,
+            tool_start_special=tokenizer is not None,
             prefix=f"{open_}{close}",
         )
         b = f.book()
@@ -736,8 +802,12 @@ def function_xml_cases(
             b.add(f"{tag}-{id}", "hand-written; " + source, f.prefix + output, tools=TOOLS, tokenizer=tokenizer, **kw)
 
         out = write(as_calls([PARIS, TOKYO_TIME])).replace(f"{end}\n{start}", start)
-        add("missing-close-between-calls", f"'{end}' missing before the next '{start}' (Qwen3-Coder recovery)", out,
-            tool_calls=[PARIS, TOKYO_TIME])
+        add(
+            "missing-close-between-calls",
+            f"'{end}' missing before the next '{start}' (Qwen3-Coder recovery)",
+            out,
+            tool_calls=[PARIS, TOKYO_TIME],
+        )
         out = write(as_calls([PARIS])).replace("</function>\n", "")
         add("missing-function-close", f"'</function>' missing: '{end}' closes the call", out, tool_calls=[PARIS])
         return b
@@ -765,11 +835,20 @@ def step3_cases() -> Book:
         return f"{r or ''}</think>{content}" + (step3_write(as_calls(calls)) if calls else "")
 
     f = Family(
-        tag="step3", path="step3/step3.jsonl", tools_format="step3", reasoning="step3", tokenizer="step3",
-        write=step3_write, turn=turn,
+        tag="step3",
+        path="step3/step3.jsonl",
+        tools_format="step3",
+        reasoning="step3",
+        tokenizer="step3",
+        write=step3_write,
+        turn=turn,
         source="written from vLLM 0.33 step3_tool_parser.py (its tokens and regexes; no template staged)",
-        value_close="</steptml:parameter>", call_close="</steptml:invoke>", tool_start="<｜tool_calls_begin｜>",
-        validates=False, prefix="</think>", expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
+        value_close="</steptml:parameter>",
+        call_close="</steptml:invoke>",
+        tool_start="<｜tool_calls_begin｜>",
+        validates=False,
+        prefix="</think>",
+        expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
     )
     b = f.book()
     standard(b, f)
@@ -784,8 +863,12 @@ def step3_cases() -> Book:
         out.replace("<｜tool_call_end｜><｜tool_call_begin｜>", "<｜tool_call_begin｜>"),
         tool_calls=[PARIS, TOKYO_TIME],
     )
-    add("missing-invoke-end", "'</steptml:invoke>' missing before '<｜tool_call_end｜>'",
-        out.replace("</steptml:invoke>", ""), tool_calls=[PARIS, TOKYO_TIME])
+    add(
+        "missing-invoke-end",
+        "'</steptml:invoke>' missing before '<｜tool_call_end｜>'",
+        out.replace("</steptml:invoke>", ""),
+        tool_calls=[PARIS, TOKYO_TIME],
+    )
     add("single-quoted-names", "names and keys in single quotes", out.replace('"', "'"), tool_calls=[PARIS, TOKYO_TIME])
     return b
 
@@ -825,8 +908,13 @@ def gemma_writer(start: str, end: str, quote: str) -> Callable[[Calls], str]:
 
 
 GEMMA_BAD: tuple[Params, dict[str, Any]] = (
-    [("count", "many", False), ("ratio", "0.5x", False), ("enabled", "yes", False), ("level", "2", False),
-     ("mode", "fast", False)],
+    [
+        ("count", "many", False),
+        ("ratio", "0.5x", False),
+        ("enabled", "yes", False),
+        ("level", "2", False),
+        ("mode", "fast", False),
+    ],
     {"count": "many", "ratio": "0.5x", "enabled": "yes", "level": 2, "mode": "fast"},
 )
 
@@ -841,11 +929,20 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
             return think + content + write(as_calls(calls))
 
         f = Family(
-            tag=tag, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=reasoning, tokenizer=tokenizer,
-            write=write, turn=turn,
+            tag=tag,
+            path=f"{fmt}/{fmt}.jsonl",
+            tools_format=fmt,
+            reasoning=reasoning,
+            tokenizer=tokenizer,
+            write=write,
+            turn=turn,
             source=f"written in the FORMATS.md {fmt} spelling (no template staged)",
-            value_close="}", call_close=end, tool_start=start, validates=False,
-            think_open="<|channel>thought\n" if reasoning else None, bad_values=GEMMA_BAD,
+            value_close="}",
+            call_close=end,
+            tool_start=start,
+            validates=False,
+            think_open="<|channel>thought\n" if reasoning else None,
+            bad_values=GEMMA_BAD,
         )
         b = f.book()
         standard(b, f)
@@ -856,27 +953,57 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
 
         nested = call(
             "configure",
-            {"options": {"flight": {"from": "SFO", "legs": [{"n": 1, "via": None}, {"n": 2, "via": ["ORD"]}]}},
-             "tags": []},
+            {
+                "options": {"flight": {"from": "SFO", "legs": [{"n": 1, "via": None}, {"n": 2, "via": ["ORD"]}]}},
+                "tags": [],
+            },
         )
-        add("nested-objects-and-arrays", "nested objects, arrays of objects, an empty array", write(as_calls([nested])),
-            tool_calls=[nested])
+        add(
+            "nested-objects-and-arrays",
+            "nested objects, arrays of objects, an empty array",
+            write(as_calls([nested])),
+            tool_calls=[nested],
+        )
         text = 'braces { } [ ] , : and "quotes" and a\nnewline'
-        add("string-with-grammar-characters", "a delimited string holds the grammar's own characters as text",
-            write([("search", [("query", text, True)])]), tool_calls=[call("search", {"query": text})])
+        add(
+            "string-with-grammar-characters",
+            "a delimited string holds the grammar's own characters as text",
+            write([("search", [("query", text, True)])]),
+            tool_calls=[call("search", {"query": text})],
+        )
         out = write(as_calls([PARIS, TOKYO_TIME])).replace(end + start, start)
-        add("missing-close-between-calls", f"'{end}' missing before the next '{start}'", out,
-            tool_calls=[PARIS, TOKYO_TIME])
+        add(
+            "missing-close-between-calls",
+            f"'{end}' missing before the next '{start}'",
+            out,
+            tool_calls=[PARIS, TOKYO_TIME],
+        )
         out = write(as_calls([PARIS])).replace(end, "") + " And more."
-        add("missing-close-call-complete", "the arguments' closing brace completes the call without its closer",
-            out, content="And more.", tool_calls=[PARIS])
+        add(
+            "missing-close-call-complete",
+            "the arguments' closing brace completes the call without its closer",
+            out,
+            content="And more.",
+            tool_calls=[PARIS],
+        )
         out = "Try: " + write([("get_weather", [("location", "Paris", True)])]).replace(":" + quote, " " + quote, 1)
-        add("malformed-missing-colon", "a key without ':' is not the grammar: no call, text is content", out,
-            content=joined(out))
-        out = write([("get_weather", [("location", "Paris", True)])]).replace(end, "") + "call:get_time{timezone:" + \
-            f"{quote}UTC{quote}}}{end}"
-        add("two-calls-one-block", "a second 'call:' in the same block (accepted; not recorded in FORMATS.md)", out,
-            tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "UTC"})])
+        add(
+            "malformed-missing-colon",
+            "a key without ':' is not the grammar: no call, text is content",
+            out,
+            content=joined(out),
+        )
+        out = (
+            write([("get_weather", [("location", "Paris", True)])]).replace(end, "")
+            + "call:get_time{timezone:"
+            + f"{quote}UTC{quote}}}{end}"
+        )
+        add(
+            "two-calls-one-block",
+            "a second 'call:' in the same block (accepted; not recorded in FORMATS.md)",
+            out,
+            tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "UTC"})],
+        )
         return b
 
     return make
@@ -889,7 +1016,8 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
 
 def dots_write(calls: Calls) -> str:
     body = "".join(
-        f'<invoke name="{name}">\n' + "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v, _ in ps)
+        f'<invoke name="{name}">\n'
+        + "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v, _ in ps)
         + "</invoke>\n"
         for name, ps in calls
     )
@@ -901,29 +1029,56 @@ def dots_cases() -> Book:
         return content + (dots_write(as_calls(calls)) if calls else "")
 
     f = Family(
-        tag="dots", path="dots/dots.jsonl", tools_format="dots", reasoning=None, tokenizer=None, write=dots_write,
-        turn=turn, source="written from vLLM 0.33 dots_tool_parser.py (the DotsToolParser docstring's layout)",
-        value_close="</parameter>", call_close="</invoke>", tool_start="<dots_function_call>",
+        tag="dots",
+        path="dots/dots.jsonl",
+        tools_format="dots",
+        reasoning=None,
+        tokenizer=None,
+        write=dots_write,
+        turn=turn,
+        source="written from vLLM 0.33 dots_tool_parser.py (the DotsToolParser docstring's layout)",
+        value_close="</parameter>",
+        call_close="</invoke>",
+        tool_start="<dots_function_call>",
         expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
     )
     b = f.book()
     standard(b, f)
     src = "hand-written from vLLM 0.33 dots_tool_parser.py"
     out = dots_write(as_calls([PARIS])).replace('"', "'") + dots_write(as_calls([TOKYO_TIME])).replace('"', "")
-    b.add("dots-quote-styles", src + ": _extract_name strips ' and \" quotes or none", out,
-          tool_calls=[PARIS, TOKYO_TIME], tools=TOOLS, tokenizer=None)
-    b.add("dots-stray-close-dropped", src + ": a '</dots_function_call>' in normal text is dropped (streaming path)",
-          "Done.</dots_function_call>", content="Done.", tools=TOOLS, tokenizer=None)
+    b.add(
+        "dots-quote-styles",
+        src + ": _extract_name strips ' and \" quotes or none",
+        out,
+        tool_calls=[PARIS, TOKYO_TIME],
+        tools=TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "dots-stray-close-dropped",
+        src + ": a '</dots_function_call>' in normal text is dropped (streaming path)",
+        "Done.</dots_function_call>",
+        content="Done.",
+        tools=TOOLS,
+        tokenizer=None,
+    )
     out = dots_write([("get_weather", [("location", "  Paris \n", True), ("unit", " celsius", True)])])
-    b.add("dots-values-stripped", src + ": parameter values are .strip()-ed", out,
-          tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})], tools=TOOLS, tokenizer=None)
+    b.add(
+        "dots-values-stripped",
+        src + ": parameter values are .strip()-ed",
+        out,
+        tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})],
+        tools=TOOLS,
+        tokenizer=None,
+    )
     return b
 
 
 def mimo_write(calls: Calls) -> str:
     """The compact parameters MiMo writes (vLLM parser/mimo.py: values verbatim)."""
     return "\n".join(
-        f"<tool_call>\n<function={name}>\n" + "".join(f"<parameter={k}>{v}</parameter>\n" for k, v, _ in ps)
+        f"<tool_call>\n<function={name}>\n"
+        + "".join(f"<parameter={k}>{v}</parameter>\n" for k, v, _ in ps)
         + "</function>\n</tool_call>"
         for name, ps in calls
     )
@@ -935,26 +1090,39 @@ def mimo_cases() -> Book:
         return f"<think>\n{r or ''}\n</think>\n\n" + content + ("\n\n" if content and block else "") + block
 
     f = Family(
-        tag="mimo", path="mimo/mimo.jsonl", tools_format="mimo", reasoning="mimo", tokenizer="qwen3",
-        write=mimo_write, turn=turn,
+        tag="mimo",
+        path="mimo/mimo.jsonl",
+        tools_format="mimo",
+        reasoning="mimo",
+        tokenizer="qwen3",
+        write=mimo_write,
+        turn=turn,
         source="written in the Qwen3 XML grammar with compact parameters (vLLM 0.33 parser/mimo.py: values verbatim)",
-        value_close="</parameter>", call_close="</tool_call>", tool_start="<tool_call>", validates=False,
+        value_close="</parameter>",
+        call_close="</tool_call>",
+        tool_start="<tool_call>",
+        validates=False,
         prefix="<think>\n\n</think>\n\n",
     )
     b = f.book()
     standard(b, f)
     out = mimo_write([("write_file", [("path", "a.txt", True), ("content", "\nkept\n", True)])])
-    b.add("mimo-wrapping-newlines-kept", "hand-written; vLLM 0.33 parser/mimo.py (trim_newlines=False): a value's "
-          "own newlines are kept", f.prefix + out,
-          tool_calls=[call("write_file", {"path": "a.txt", "content": "\nkept\n"})],
-          tools=TOOLS, tokenizer="qwen3")
+    b.add(
+        "mimo-wrapping-newlines-kept",
+        "hand-written; vLLM 0.33 parser/mimo.py (trim_newlines=False): a value's own newlines are kept",
+        f.prefix + out,
+        tool_calls=[call("write_file", {"path": "a.txt", "content": "\nkept\n"})],
+        tools=TOOLS,
+        tokenizer="qwen3",
+    )
     return b
 
 
 def hy_writer(sep: str) -> Callable[[Calls], str]:
     def write(calls: Calls) -> str:
         body = "".join(
-            f"<tool_call>{name}{sep}" + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
+            f"<tool_call>{name}{sep}"
+            + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v, _ in ps)
             + "</tool_call>"
             for name, ps in calls
         )
@@ -972,21 +1140,44 @@ def hy_cases(version: str) -> Callable[[], Book]:
             return f"{r or ''}</think>{content}" + (write(as_calls(calls)) if calls else "")
 
         f = Family(
-            tag=fmt, path=f"{fmt}/{fmt}.jsonl", tools_format=fmt, reasoning=fmt, tokenizer="hy", write=write,
-            turn=turn, source=f"written from vLLM 0.33 {fmt}_tool_parser.py (its markers and regexes)",
-            value_close="</arg_value>", call_close="</tool_call>", tool_start="<tool_calls>", validates=False,
-            options={"reasoning_effort": "high"}, prefix="</think>",
+            tag=fmt,
+            path=f"{fmt}/{fmt}.jsonl",
+            tools_format=fmt,
+            reasoning=fmt,
+            tokenizer="hy",
+            write=write,
+            turn=turn,
+            source=f"written from vLLM 0.33 {fmt}_tool_parser.py (its markers and regexes)",
+            value_close="</arg_value>",
+            call_close="</tool_call>",
+            tool_start="<tool_calls>",
+            validates=False,
+            options={"reasoning_effort": "high"},
+            prefix="</think>",
         )
         b = f.book()
         standard(b, f)
         src = f"hand-written from vLLM 0.33 {fmt}_tool_parser.py"
         out = write(as_calls([PARIS, TOKYO_TIME])).replace("</tool_call><tool_call>", "<tool_call>")
-        b.add(f"{fmt}-missing-call-close", src + ": '</tool_call>' missing before the next call", "</think>" + out,
-              tool_calls=[PARIS, TOKYO_TIME], tools=TOOLS, tokenizer="hy", options=f.options)
+        b.add(
+            f"{fmt}-missing-call-close",
+            src + ": '</tool_call>' missing before the next call",
+            "</think>" + out,
+            tool_calls=[PARIS, TOKYO_TIME],
+            tools=TOOLS,
+            tokenizer="hy",
+            options=f.options,
+        )
         out = write(as_calls([PARIS])).replace("</tool_call></tool_calls>", "</tool_calls>")
-        b.add(f"{fmt}-block-end-closes-call", src + ": '</tool_calls>' ends a call left open (v3: "
-              "tool_call_portion_regex)", "</think>" + out, tool_calls=[PARIS], tools=TOOLS, tokenizer="hy",
-              options=f.options)
+        b.add(
+            f"{fmt}-block-end-closes-call",
+            src + ": '</tool_calls>' ends a call left open (v3: tool_call_portion_regex)",
+            "</think>" + out,
+            tool_calls=[PARIS],
+            tools=TOOLS,
+            tokenizer="hy",
+            options=f.options,
+        )
         return b
 
     return make
@@ -1007,11 +1198,19 @@ def k2_horizon_cases() -> Book:
         return f"<ifm|think>{r or ''}</ifm|think>{content}" + (k2_write(as_calls(calls)) if calls else "")
 
     f = Family(
-        tag="k2h", path="k2_horizon/k2_horizon.jsonl", tools_format="k2_horizon", reasoning="k2_horizon",
-        tokenizer="k2_horizon", write=k2_write, turn=turn,
+        tag="k2h",
+        path="k2_horizon/k2_horizon.jsonl",
+        tools_format="k2_horizon",
+        reasoning="k2_horizon",
+        tokenizer="k2_horizon",
+        write=k2_write,
+        turn=turn,
         source="written from vLLM 0.33 k2_horizon_tool_parser.py (tool_call_format 'xml')",
-        value_close="</ifm|arg_value>", call_close="</ifm|tool_call>", tool_start="<ifm|tool_calls>",
-        prefix="<ifm|think></ifm|think>", think_open="<ifm|think>",
+        value_close="</ifm|arg_value>",
+        call_close="</ifm|tool_call>",
+        tool_start="<ifm|tool_calls>",
+        prefix="<ifm|think></ifm|think>",
+        think_open="<ifm|think>",
         rejected=staticmethod(  # type: ignore[arg-type]
             lambda out: joined(out.replace("<ifm|think></ifm|think>", ""))  # the empty think block
         ),
@@ -1020,9 +1219,15 @@ def k2_horizon_cases() -> Book:
     standard(b, f)
     src = "hand-written from vLLM 0.33 k2_horizon_tool_parser.py"
     typed = k2_write(as_calls([PARIS])).replace("</ifm|arg_key>", "</ifm|arg_key><ifm|arg_type>string</ifm|arg_type>")
-    b.add("k2h-xml-typed", src + ": tool_call_format 'xml_typed' writes <ifm|arg_type> between key and value "
-          "(_ARG_RE)", f.prefix + typed, tool_calls=[PARIS], tools=TOOLS, tokenizer="k2_horizon",
-          options={"chat_template_kwargs": {"tool_call_format": "xml_typed"}})
+    b.add(
+        "k2h-xml-typed",
+        src + ": tool_call_format 'xml_typed' writes <ifm|arg_type> between key and value (_ARG_RE)",
+        f.prefix + typed,
+        tool_calls=[PARIS],
+        tools=TOOLS,
+        tokenizer="k2_horizon",
+        options={"chat_template_kwargs": {"tool_call_format": "xml_typed"}},
+    )
     return b
 
 
@@ -1030,8 +1235,14 @@ VLLM033_BOOKS: list[Callable[[], Book]] = [
     dots_cases,
     mimo_cases,
     function_xml_cases(
-        "step5", "step5", "<tool_call>", "</tool_call>", reasoning="step5", think=("", "</think>\n"),
-        tokenizer="step5", reference="vLLM 0.33 step5_tool_parser.py: the Qwen3-Coder grammar",
+        "step5",
+        "step5",
+        "<tool_call>",
+        "</tool_call>",
+        reasoning="step5",
+        think=("", "</think>\n"),
+        tokenizer="step5",
+        reference="vLLM 0.33 step5_tool_parser.py: the Qwen3-Coder grammar",
     ),
     hy_cases("v3"),
     hy_cases("v4"),
@@ -1053,13 +1264,24 @@ BOOKS: list[Callable[[], Book]] = [
     dsml_cases("dsv4", "deepseek_v4", "｜DSML｜", "tool_calls", "deepseek_v4"),
     dsml_cases("dsv41", "deepseek_v41", "｜DSML｜ ", "calls", "deepseek_v41"),
     function_xml_cases(
-        "seed", "seed_oss", "<seed:tool_call>", "</seed:tool_call>", reasoning="seed_oss",
-        think=("<seed:think>", "</seed:think>"), tokenizer="seed_oss",
+        "seed",
+        "seed_oss",
+        "<seed:tool_call>",
+        "</seed:tool_call>",
+        reasoning="seed_oss",
+        think=("<seed:think>", "</seed:think>"),
+        tokenizer="seed_oss",
         reference="vLLM 0.33 parser/seed_oss.py: the Qwen3 grammar with the Seed wrappers",
     ),
     function_xml_cases(
-        "step3p5", "step3p5", "<tool_call>", "</tool_call>", reasoning="step3p5", think=("", "</think>\n"),
-        tokenizer=None, reference="vLLM 0.33 step3p5_tool_parser.py: the Qwen3-Coder grammar",
+        "step3p5",
+        "step3p5",
+        "<tool_call>",
+        "</tool_call>",
+        reasoning="step3p5",
+        think=("", "</think>\n"),
+        tokenizer=None,
+        reference="vLLM 0.33 step3p5_tool_parser.py: the Qwen3-Coder grammar",
     ),
     step3_cases,
     *VLLM033_BOOKS,

@@ -13,9 +13,9 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<start_function_call>',
-    '<end_function_call>',
-    '<escape>',
+    "<start_function_call>",
+    "<end_function_call>",
+    "<escape>",
 ]
 
 

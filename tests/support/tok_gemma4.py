@@ -13,13 +13,13 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<|tool_call>',
-    '<tool_call|>',
+    "<|tool_call>",
+    "<tool_call|>",
     '<|"|>',
-    '<|channel>',
-    '<channel|>',
-    '<|turn>',
-    '<turn|>',
+    "<|channel>",
+    "<channel|>",
+    "<|turn>",
+    "<turn|>",
 ]
 
 

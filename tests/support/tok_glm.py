@@ -13,18 +13,18 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<tool_call>',
-    '</tool_call>',
-    '<arg_key>',
-    '</arg_key>',
-    '<arg_value>',
-    '</arg_value>',
-    '<|assistant|>',
-    '<|user|>',
-    '<|observation|>',
-    '<|system|>',
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "<|assistant|>",
+    "<|user|>",
+    "<|observation|>",
+    "<|system|>",
 ]
 
 

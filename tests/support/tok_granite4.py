@@ -12,13 +12,13 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<tool_call>',
-    '</tool_call>',
-    '<|start_of_role|>',
-    '<|end_of_role|>',
-    '<|end_of_text|>',
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|start_of_role|>",
+    "<|end_of_role|>",
+    "<|end_of_text|>",
 ]
 
 

@@ -12,17 +12,17 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<tool_calls>',
-    '</tool_calls>',
-    '<tool_call>',
-    '</tool_call>',
-    '<tool_sep>',
-    '<arg_key>',
-    '</arg_key>',
-    '<arg_value>',
-    '</arg_value>',
+    "<think>",
+    "</think>",
+    "<tool_calls>",
+    "</tool_calls>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_sep>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
 ]
 
 

@@ -13,17 +13,17 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think:6124c78e>',
-    '</think:6124c78e>',
-    '<tool_calls:6124c78e>',
-    '</tool_calls:6124c78e>',
-    '<tool_call:6124c78e>',
-    '</tool_call:6124c78e>',
-    '<tool_sep:6124c78e>',
-    '<arg_key:6124c78e>',
-    '</arg_key:6124c78e>',
-    '<arg_value:6124c78e>',
-    '</arg_value:6124c78e>',
+    "<think:6124c78e>",
+    "</think:6124c78e>",
+    "<tool_calls:6124c78e>",
+    "</tool_calls:6124c78e>",
+    "<tool_call:6124c78e>",
+    "</tool_call:6124c78e>",
+    "<tool_sep:6124c78e>",
+    "<arg_key:6124c78e>",
+    "</arg_key:6124c78e>",
+    "<arg_value:6124c78e>",
+    "</arg_value:6124c78e>",
 ]
 
 

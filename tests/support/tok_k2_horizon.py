@@ -12,22 +12,22 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<ifm|think>',
-    '</ifm|think>',
-    '<ifm|think_fast>',
-    '</ifm|think_fast>',
-    '<ifm|think_faster>',
-    '</ifm|think_faster>',
-    '<ifm|tool_calls>',
-    '</ifm|tool_calls>',
-    '<ifm|tool_call>',
-    '</ifm|tool_call>',
-    '<ifm|arg_key>',
-    '</ifm|arg_key>',
-    '<ifm|arg_type>',
-    '</ifm|arg_type>',
-    '<ifm|arg_value>',
-    '</ifm|arg_value>',
+    "<ifm|think>",
+    "</ifm|think>",
+    "<ifm|think_fast>",
+    "</ifm|think_fast>",
+    "<ifm|think_faster>",
+    "</ifm|think_faster>",
+    "<ifm|tool_calls>",
+    "</ifm|tool_calls>",
+    "<ifm|tool_call>",
+    "</ifm|tool_call>",
+    "<ifm|arg_key>",
+    "</ifm|arg_key>",
+    "<ifm|arg_type>",
+    "</ifm|arg_type>",
+    "<ifm|arg_value>",
+    "</ifm|arg_value>",
 ]
 
 

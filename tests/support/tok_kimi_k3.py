@@ -14,9 +14,9 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<|open|>',
-    '<|close|>',
-    '<|sep|>',
+    "<|open|>",
+    "<|close|>",
+    "<|sep|>",
 ]
 
 

@@ -12,16 +12,16 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<tool_call>',
-    '</tool_call>',
-    '<|im_start|>',
-    '<|im_end|>',
-    '<|reserved_12|>',
-    '<|reserved_13|>',
-    '<|reserved_14|>',
-    '<|reserved_15|>',
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|reserved_12|>",
+    "<|reserved_13|>",
+    "<|reserved_14|>",
+    "<|reserved_15|>",
 ]
 
 

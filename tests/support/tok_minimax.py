@@ -13,12 +13,12 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<minimax:tool_call>',
-    '</minimax:tool_call>',
-    ']~b]',
-    '[e~[',
+    "<think>",
+    "</think>",
+    "<minimax:tool_call>",
+    "</minimax:tool_call>",
+    "]~b]",
+    "[e~[",
 ]
 
 

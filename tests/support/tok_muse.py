@@ -12,10 +12,10 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<|start|>',
-    '<|message|>',
-    '<|eom|>',
-    '<|eot|>',
+    "<|start|>",
+    "<|message|>",
+    "<|eom|>",
+    "<|eot|>",
 ]
 
 

@@ -14,10 +14,10 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<|plamo:begin_',
-    '<|plamo:end_',
-    ':plamo|>',
-    '<|plamo:tag|>',
+    "<|plamo:begin_",
+    "<|plamo:end_",
+    ":plamo|>",
+    "<|plamo:tag|>",
 ]
 
 

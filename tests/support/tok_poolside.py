@@ -13,15 +13,15 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<assistant>',
-    '<tool_call>',
-    '</tool_call>',
-    '<arg_key>',
-    '</arg_key>',
-    '<arg_value>',
-    '</arg_value>',
+    "<think>",
+    "</think>",
+    "<assistant>",
+    "<tool_call>",
+    "</tool_call>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
 ]
 
 

@@ -13,10 +13,10 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<seed:think>',
-    '</seed:think>',
-    '<seed:tool_call>',
-    '</seed:tool_call>',
+    "<seed:think>",
+    "</seed:think>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
 ]
 
 

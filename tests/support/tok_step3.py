@@ -13,13 +13,13 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<｜tool_calls_begin｜>',
-    '<｜tool_calls_end｜>',
-    '<｜tool_call_begin｜>',
-    '<｜tool_call_end｜>',
-    '<｜tool_sep｜>',
+    "<think>",
+    "</think>",
+    "<｜tool_calls_begin｜>",
+    "<｜tool_calls_end｜>",
+    "<｜tool_call_begin｜>",
+    "<｜tool_call_end｜>",
+    "<｜tool_sep｜>",
 ]
 
 

@@ -12,12 +12,12 @@ from typing import Any
 from support.synth_tokenizer import build
 
 MARKERS = [
-    '<think>',
-    '</think>',
-    '<tool_call>',
-    '</tool_call>',
-    '<|im_start|>',
-    '<|im_end|>',
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|im_start|>",
+    "<|im_end|>",
 ]
 
 

@@ -16,7 +16,7 @@ frozen options object as factory (``JsonEnvelope``, ``XmlParams``, ``GemmaArgs``
 from __future__ import annotations
 
 from ..engine.codec import ArgSyntax, CallCodec, CodecFactory
-from ..engine.options import ToolIndex
+from ..engine.stream_options import ToolIndex
 from .base import Codec
 from .gemma_args import GemmaArgs, GemmaArgsCodec
 from .json_call import ENVELOPE, JsonArgsCodec, JsonEnvelope, JsonEnvelopeCodec, NamedArgs

@@ -36,12 +36,12 @@ _OPEN_ESCAPE = re.compile(r"(?:\\u[0-9a-fA-F]{0,3}|\\u[dD][89abAB][0-9a-fA-F]{2}
 _OPEN, _KEY_OR_CLOSE, _KEY, _KEYSTR, _COLON, _VALUE, _INVALUE, _AFTER, _DONE = range(9)
 
 
-
 def _string(raw: str) -> str | None:
     """The string a complete JSON value is, or ``None`` when it is not a string. Only strings
     are decoded: a number or an array in a name's place is not a name, whatever its size (no
     integer conversion past Python's digit limit, no recursion as deep as its nesting)."""
     return json.loads(raw) if raw[:1] == '"' else None
+
 
 class JsonArgsCodec(Codec):
     """The call body is the arguments object itself; the name came from a marker region."""

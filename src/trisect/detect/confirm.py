@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, FormatSpec
+from ..engine.stream_options import StreamOptions
 from ..errors import TrisectError
 from ..message import Message
 from ..parser import Parser

@@ -86,24 +86,28 @@ def _envelope(one: str, two: str | None, markers: Markers, name: str) -> FormatS
         return None  # a bare envelope: nothing marks where a call starts
     special = _special(markers, start, end)
     if in_list or (two is not None and two.count(start) == 1):
-        return recorded(listed(
+        return recorded(
+            listed(
+                name,
+                (start,),
+                (end,) if end else None,
+                codec=codec,
+                special=frozenset(k for k, m in (("LIST_START", start), ("LIST_END", end)) if m and m in special),
+                models=(name,),
+                reference=REFERENCE,
+            )
+        )
+    return recorded(
+        wrapped(
             name,
             (start,),
             (end,) if end else None,
             codec=codec,
-            special=frozenset(k for k, m in (("LIST_START", start), ("LIST_END", end)) if m and m in special),
+            special=bool(special),
             models=(name,),
             reference=REFERENCE,
-        ))
-    return recorded(wrapped(
-        name,
-        (start,),
-        (end,) if end else None,
-        codec=codec,
-        special=bool(special),
-        models=(name,),
-        reference=REFERENCE,
-    ))
+        )
+    )
 
 
 def _special(markers: Markers, *strings: str) -> set[str]:

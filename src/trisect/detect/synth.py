@@ -18,8 +18,8 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..codecs import XmlParams
-from ..engine.options import StreamOptions
 from ..engine.spec import FormatSpec
+from ..engine.stream_options import StreamOptions
 from ..formats._think import always_reasoning, effort_switch, think_format, thinking_switch
 from . import probe as p
 from .diff import Markers
@@ -118,9 +118,7 @@ def align(spec: FormatSpec, other: FormatSpec | None) -> FormatSpec:
             param_start=rename.get(codec.param_start, codec.param_start),
             param_end=rename.get(codec.param_end, codec.param_end),
         )
-    table = {
-        (state, rename.get(terminal, terminal)): rule for (state, terminal), rule in spec.table.items()
-    }
+    table = {(state, rename.get(terminal, terminal)): rule for (state, terminal), rule in spec.table.items()}
     aligned = replace(
         spec,
         terminals={rename.get(n, n): m for n, m in spec.terminals.items()},

@@ -2,23 +2,23 @@
 
 Imports only the standard library and ``trisect.errors``: nothing of the request, message,
 OpenAI, grammar or shell layers. Its one output is typed events (``events``). Modules:
-``spec`` (how a format is described), ``compile`` (the per-state tables), ``stream`` (the public
+``spec`` (how a format is described), ``compile`` (the per-state tables), ``event_stream`` (the public
 stream: feed, finish, copy, fast paths) over ``machine`` (the table interpreter), ``lexer``
 (held-back text, token-id alignment), ``guards`` (whether a guarded marker counts), ``tracker``
 and ``call`` (the open tool call and its phase), ``fields`` (whitespace of reasoning and
 content), ``headers`` (message headers), ``trace`` (what a stream consumed, for
 ``trisect.testing``'s nothing-lost check), ``codec`` (the argument-codec protocol),
-``jsonscan``, ``tokenizer``, ``options``.
+``jsonscan``, ``vocab`` (the tokenizer as the engine sees it), ``stream_options``.
 
 Rules, all formats alike (each implemented in the module named in brackets):
 
 * A marker split across deltas is recognised; text that may still become a marker is held,
   never more than the longest live-marker prefix, and released as soon as it cannot. A marker
   that is complete but is also the start of a longer live marker waits for the next delta
-  (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut. [lexer, stream]
+  (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut. [lexer, event_stream]
 * A terminal with no table entry in the current state is ordinary text of that state. A
   state with a ``FIRST_TEXT`` rule is left by its first text, which is read in the next
-  state (a label that counts only where a block begins: Gemma 4's ``thought``). [stream]
+  state (a label that counts only where a block begins: Gemma 4's ``thought``). [event_stream]
 * With a tokenizer and token ids, a special-token marker counts only where its token id is:
   text that spells the marker with ordinary tokens stays text. Ids may arrive before their
   text (detokenizer hold-back); the terminal then waits for its text, so events keep text
@@ -39,7 +39,7 @@ Rules, all formats alike (each implemented in the module named in brackets):
   open. A structured codec that completes fires the
   state's ``ARGS_DONE`` rule; one that fails fires its ``ARGS_FAILED`` rule (else
   ``ARGS_DONE``), which ends the call at once (not a call: its text is content) and scans the
-  rest again. [stream]
+  rest again. [event_stream]
 * Message headers (``Region.HEADER``, Harmony): the header's text, markers included, is
   collected and never emitted; at a ``HEADER_END`` marker ``FormatSpec.header`` maps it to the
   body's state and, for a tool call, the tool name (the call's raw text starts with the
@@ -62,7 +62,7 @@ Rules, all formats alike (each implemented in the module named in brackets):
   Mistral ``[THINK]``, Gemma 4 channels, Granite). ``FormatSpec.content_prefix`` is content
   before the output's first text. With ``FormatSpec.reasoning_fallback`` (Nemotron), a stream
   that starts in reasoning holds that reasoning until it ends; if the output ends first, the
-  held text is content. [stream]
+  held text is content. [event_stream]
 * A call is held (its exact text kept) until its name is known and valid, then streamed;
   ``atomic`` streams hold every call until it is complete, so they stream exactly what
   ``parse()`` returns. A tool name that is not valid Unicode (a lone surrogate) is not valid.
@@ -81,9 +81,9 @@ Rules, all formats alike (each implemented in the module named in brackets):
   markup reaches the answer and every stream of the output gives ``parse()``'s message. So is
   the markup of a block of calls the output ends inside before its next call (``<tool_calls>
   <inv``), unless part of that block already became content; a block that yielded no call goes
-  with the call it was cut inside (the unfinished text starts at the block's opener). [tracker, stream]
+  with the call it was cut inside (the unfinished text starts at the block's opener). [tracker, event_stream]
 * ``finish()`` releases held text and ends reasoning. ``strict=True`` raises
-  ``MalformedOutputError`` instead of degrading. [stream, tracker]
+  ``MalformedOutputError`` instead of degrading. [event_stream, tracker]
 * Bad input is a ``StreamError``: text that is not a string; token ids that are not integers
   of the vocabulary (naming the id and its position); text and ids given together that tell
   different stories past the alignment tolerance (naming the output offset). [lexer]
@@ -98,6 +98,7 @@ from __future__ import annotations
 
 from .codec import CallCodec, CodecFactory
 from .compile import CompiledFormat, compile_format
+from .event_stream import EventStream
 from .events import (
     ContentText,
     Event,
@@ -109,10 +110,9 @@ from .events import (
     ToolCallStart,
     ToolCallUnfinished,
 )
-from .options import StreamOptions, ToolIndex
 from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, REASONING, Act, FormatSpec, Region, Rule, combine, rules
-from .stream import EventStream
-from .tokenizer import Vocab
+from .stream_options import StreamOptions, ToolIndex
+from .vocab import Vocab
 
 __all__ = [
     "ARGS_DONE",

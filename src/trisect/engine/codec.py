@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from .options import ToolIndex
+from .stream_options import ToolIndex
 
 
 class CallCodec(Protocol):

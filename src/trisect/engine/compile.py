@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ..errors import FormatError
 from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, FIRST_TEXT, PSEUDO, REASONING, FormatSpec, Region, Rule
-from .tokenizer import Vocab
+from .vocab import Vocab
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from ..errors import RequestError, StreamError
 from .compile import CompiledFormat, Lexicon, StateTable
-from .tokenizer import Detokenizer, Vocab
+from .vocab import Detokenizer, Vocab
 
 ALIGN_TOLERANCE = 4
 """Bytes of decoder drift tolerated between the ids' text and the text an engine sent."""

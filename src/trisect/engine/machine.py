@@ -5,7 +5,7 @@ stream's ``Phase``. ``_process`` scans a delta for the markers live in the curre
 routes the text between them to the region of the state (``_text``) and applies the table's
 rule at each marker (``_apply``). Its parts own the rest: ``Lexer`` (held-back text, token-id
 alignment), ``CallTracker`` (the open call), ``Fields`` (whitespace of reasoning and content),
-``Header`` (a message header). This is the reference behaviour: ``EventStream`` (``stream``)
+``Header`` (a message header). This is the reference behaviour: ``EventStream`` (``event_stream``)
 adds the public API and fast paths that give the same events for the deltas they take. The
 rules are listed in the engine package docstring (``trisect.engine``).
 
@@ -26,11 +26,11 @@ from .fields import Fields
 from .guards import marker_counts
 from .headers import Header
 from .lexer import TEXT, Lexer, holdback
-from .options import StreamOptions
 from .spec import Act, Region, Rule
-from .tokenizer import Vocab
+from .stream_options import StreamOptions
 from .trace import Trace
 from .tracker import CallTracker
+from .vocab import Vocab
 
 _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region.NAME, Region.CALL_ID
 _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP

@@ -34,7 +34,7 @@ from ..errors import FormatError
 
 if TYPE_CHECKING:
     from .codec import CodecFactory
-    from .options import StreamOptions
+    from .stream_options import StreamOptions
 
 
 class Region(enum.Enum):

@@ -27,8 +27,8 @@ from functools import lru_cache
 from ..errors import MalformedOutputError, StreamError
 from .call import ABORTING, HELD_CLOSED, REJECTED, STREAMING, STREAMING_CLOSED, Call
 from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart, ToolCallUnfinished
-from .options import StreamOptions
 from .spec import FormatSpec
+from .stream_options import StreamOptions
 
 
 @lru_cache(maxsize=64)

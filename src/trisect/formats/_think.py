@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, VocabSuffix, rules
+from ..engine.stream_options import StreamOptions
 
 
 def thinking_switch(*names: str, default: bool) -> Callable[[StreamOptions], str]:

@@ -38,8 +38,8 @@ from ..codecs import (
 )
 from ..codecs.xml_params import TRIMS, KeyReader
 from ..engine.codec import CodecFactory
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, PSEUDO, REASONING, Act, FormatSpec, GrammarFacts, Region, Rule
+from ..engine.stream_options import StreamOptions
 from ..errors import FormatError
 from ._xml_invoke import first_quoted, unquote
 

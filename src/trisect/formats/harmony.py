@@ -44,8 +44,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import JsonArgsCodec
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
+from ..engine.stream_options import StreamOptions
 
 START, CHANNEL, CONSTRAIN, MESSAGE = "<|start|>", "<|channel|>", "<|constrain|>", "<|message|>"
 TERMINALS = {

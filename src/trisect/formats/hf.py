@@ -59,7 +59,7 @@ from typing import Any
 
 from ..codecs import JsonEnvelope
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, Rule, rules
-from ..engine.tokenizer import Vocab
+from ..engine.vocab import Vocab
 from ..errors import FormatError
 from ._json_tools import listed, wrapped
 

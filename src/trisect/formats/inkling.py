@@ -34,8 +34,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import JsonEnvelope
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, GrammarFacts, Region, rules
+from ..engine.stream_options import StreamOptions
 
 MESSAGE = "<|message_model|>"
 THINKING = "<|content_thinking|>"

@@ -28,8 +28,8 @@ Reference: vLLM 0.33 ``vllm/reasoning/k2_horizon_reasoning_parser.py`` (``_EFFOR
 
 from __future__ import annotations
 
-from ..engine.options import StreamOptions
 from ..engine.spec import REASONING
+from ..engine.stream_options import StreamOptions
 from ..errors import RequestError
 from ._key_value import key_value_format
 from ._think import think_format

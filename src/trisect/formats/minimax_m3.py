@@ -36,8 +36,8 @@ from raw text). No template or tokenizer is staged here.
 
 from __future__ import annotations
 
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, GrammarFacts
+from ..engine.stream_options import StreamOptions
 from ._think import think_format
 from ._xml_invoke import Quote, invoke_format
 

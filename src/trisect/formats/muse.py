@@ -52,8 +52,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..codecs import JSON_TEXT
-from ..engine.options import StreamOptions
 from ..engine.spec import CONTENT, REASONING, Act, FormatSpec, Region, rules
+from ..engine.stream_options import StreamOptions
 from ._xml_invoke import invoke_format, unquote
 
 START, MESSAGE, EOM, EOT = "<|start|>", "<|message|>", "<|eom|>", "<|eot|>"

@@ -31,7 +31,7 @@ when ``enable_thinking is False`` or ``force_nonempty_content is True`` and cont
 
 from __future__ import annotations
 
-from ..engine.options import StreamOptions
+from ..engine.stream_options import StreamOptions
 from ._think import think_format, thinking_switch
 from .qwen3 import QWEN_TURN_MARKERS
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fold import fold
-from .stream import EventFilter, StreamParser
+from .stream_parser import EventFilter, StreamParser
 from .types import Delta, Message, MessageBuilder, ToolCall, ToolCallDelta, UnfinishedCall
 
 __all__ = [

@@ -45,8 +45,8 @@ from ..codecs.json_call import ENVELOPE, JsonArgsCodec, JsonEnvelope, JsonEnvelo
 from ..engine.codec import CallCodec
 from ..engine.compile import CompiledFormat, StateTable
 from ..engine.guards import marker_counts
-from ..engine.options import StreamOptions
 from ..engine.spec import REASONING, Act, Region, Rule
+from ..engine.stream_options import StreamOptions
 from ..engine.tracker import random_call_id, valid_unicode
 from .types import Message, ToolCall
 

@@ -5,6 +5,6 @@ Standard library only: the results are plain dicts shaped like the official obje
 
 from __future__ import annotations
 
-from .chat import ID_STYLES, ChatStream, chat_completion, make_call_id, resolve_finish_reason
+from .chunks import ID_STYLES, ChatStream, chat_completion, make_call_id, resolve_finish_reason
 
 __all__ = ["ID_STYLES", "ChatStream", "chat_completion", "make_call_id", "resolve_finish_reason"]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..codecs.schema import tool_index
-from ..engine.options import StreamOptions
+from ..engine.stream_options import StreamOptions
 from ..errors import RequestError
 from .choice import check_tools, normalize_tool_choice
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine.compile import CompiledFormat
-from ..engine.tokenizer import Vocab
+from ..engine.vocab import Vocab
 
 OPEN = "open"
 CLOSED = "closed"

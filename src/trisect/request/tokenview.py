@@ -44,9 +44,9 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from ..engine.compile import CompiledFormat
+from ..engine.event_stream import EventStream
 from ..engine.spec import CONTENT, REASONING, Act, Region
-from ..engine.stream import EventStream
-from ..engine.tokenizer import Vocab
+from ..engine.vocab import Vocab
 
 _IN = 0  # in reasoning
 _OUT = 1  # after reasoning (content, tool calls)

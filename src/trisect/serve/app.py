@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from . import responses
-from .chat import completion, sse_stream
+from .chat_completions import completion, sse_stream
 from .errors import APIError, from_exception
 from .service import Service
 from .upstream.base import UpstreamError

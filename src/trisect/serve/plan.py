@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import APIError
-from .fields import CONSTRAINING, check_fields
 from .messages import history_tool_calls, template_messages
+from .request_fields import CONSTRAINING, check_fields
 from .upstream.sampling import SAMPLING
 
 MAX_N = 128

@@ -34,7 +34,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from .chat import Answer, completion, stream_chunks
+from .chat_completions import Answer, completion, stream_chunks
 from .errors import APIError, from_exception
 from .upstream.base import CompletionPiece
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .chat import Answer
+from .chat_completions import Answer
 from .constraints import decoding
 from .errors import APIError
 from .generate import pieces

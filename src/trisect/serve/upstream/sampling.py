@@ -3,7 +3,7 @@
 ``CompletionRequest.sampling`` carries the chat-completions request's sampling fields by their
 OpenAI / vLLM names; each wire renames them with ``SAMPLING`` when it builds its body. A field
 that a kind does not list is rejected by the server with a 400 naming it, before any upstream
-is called (``trisect.serve.fields``), so a wire never silently drops one.
+is called (``trisect.serve.request_fields``), so a wire never silently drops one.
 
 Names: vLLM ``SamplingParams`` (``vllm/sampling_params.py``), SGLang ``sampling_params`` of
 ``/generate``, llama.cpp ``/completion`` (``tools/server/README.md``), and the OpenAI legacy

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ..engine.event_stream import EventStream
 from ..engine.events import Event
-from ..engine.stream import EventStream
 from .fold import fold
 from .types import Delta
 
@@ -28,6 +28,7 @@ class EventFilter(Protocol):
     def copy(self) -> EventFilter:
         """The same filter in the same state, for a copied stream."""
         ...
+
 
 FeedEvents = Callable[..., list[Event]]
 
