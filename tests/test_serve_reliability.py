@@ -76,17 +76,22 @@ def test_unreachable_upstream_is_a_503_and_the_server_stays_up() -> None:
         r = httpx.post(app.url + "/v1/chat/completions", json=_body(stream=True))
         events = _sse(r.text)
         assert events[-2]["error"]["type"] == "upstream_unavailable" and events[-1] == "[DONE]"
-        assert httpx.get(app.url + "/health").status_code == 503
+        assert httpx.get(app.url + "/health").status_code == 200  # liveness: this process answers
+        ready = httpx.get(app.url + "/ready")
+        assert ready.status_code == 503 and "unreachable" in ready.json()["error"]["message"]
         assert httpx.get(app.url + "/v1/models").json()["data"][0]["id"] == "test-model"
 
 
-@pytest.mark.parametrize(("status", "answer"), [(500, 502), (503, 503), (400, 400), (429, 503)])
-def test_failing_upstream_is_openai_shaped(status: int, answer: int) -> None:
+@pytest.mark.parametrize("status", [500, 503, 400, 404, 429])
+def test_failing_upstream_is_a_502_upstream_error_with_its_status(status: int) -> None:
+    answer = 502  # never a client error: the client's request to trisect was valid
     script = Script(status=status, error={"error": {"message": "engine says no", "code": status}})
     with stack("vllm", lambda body: script, _served()) as (replay, app):
         r = httpx.post(app.url + "/v1/chat/completions", json=_body())
         assert r.status_code == answer
-        assert "engine says no" in r.json()["error"]["message"]
+        error = r.json()["error"]
+        assert "engine says no" in error["message"] and error["type"] == "upstream_error"
+        assert error["upstream_status"] == status
         client = openai.OpenAI(base_url=app.url + "/v1", api_key="x", max_retries=0)
         with pytest.raises(openai.APIStatusError) as err:
             client.chat.completions.create(**_body())
@@ -172,6 +177,35 @@ def test_body_over_the_limit_is_a_413() -> None:
         r = httpx.post(app.url + "/v1/chat/completions", content=chunks())
         assert r.status_code == 413
         assert httpx.post(app.url + "/v1/chat/completions", json=_body()).status_code == 200
+        assert len(replay.requests) == 1
+
+
+@pytest.mark.parametrize("depth", [100_000, 5_000, 1_000])
+def test_a_body_nested_deeply_is_a_400_and_the_server_stays_up(depth: int) -> None:
+    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served()) as (replay, app):
+        deep = b"[" * depth + b"]" * depth
+        for body in (deep, b'{"model": "test-model", "messages": [{"role": "user", "content": ' + deep + b"}]}"):
+            r = httpx.post(app.url + "/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error", r.text
+        assert httpx.post(app.url + "/v1/chat/completions", json=_body()).status_code == 200
+        assert len(replay.requests) == 1
+
+
+def test_a_recursion_error_in_any_later_step_is_a_400() -> None:
+    from trisect.serve.errors import from_exception
+
+    error = from_exception(RecursionError("maximum recursion depth exceeded"))
+    assert error.status == 400 and error.type == "invalid_request_error"
+
+
+def test_a_lone_surrogate_in_the_body_is_a_400() -> None:
+    with stack("vllm", lambda body: [ReplayChoice(_pieces("</think>hi"))], _served()) as (replay, app):
+        for text in ('"hi \\ud800 there"', '"\\udfff"', '"\\ud83d"'):
+            body = '{"model": "test-model", "messages": [{"role": "user", "content": ' + text + "}]}"
+            r = httpx.post(app.url + "/v1/chat/completions", content=body.encode())
+            assert r.status_code == 400 and "not valid Unicode" in r.json()["error"]["message"], r.text
+        paired = '{"model": "test-model", "messages": [{"role": "user", "content": "\\ud83d\\ude00"}]}'
+        assert httpx.post(app.url + "/v1/chat/completions", content=paired.encode()).status_code == 200
         assert len(replay.requests) == 1
 
 

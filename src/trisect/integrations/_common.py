@@ -45,6 +45,7 @@ from .. import (
 )
 from ..errors import RequestError
 from ..request.tokenview import EngineTracker, ReasoningTracker
+from ..request.tools import openai_tools as openai_tools  # the plugins' tool shaping, shared with serve
 
 PREFIX = "trisect_"
 AUTO = "auto"  # the format "detected from the tokenizer's chat template" (vLLM: trisect_auto)
@@ -130,22 +131,6 @@ def settings(extra: Mapping[str, Any] | None = None) -> Settings:
         raise RequestError(f"{TOOL_CALLS_ARG} must be one of {', '.join(TOOL_CALL_MODES)}, not {mode!r}")
     grammar = str(extra.get(AUTO_GRAMMAR_ARG, os.environ.get(AUTO_GRAMMAR_ENV, "0"))).lower() in _TRUE
     return Settings(incremental=mode == "incremental", auto_grammar=grammar)
-
-
-def openai_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]] | None:
-    """Tool definitions as OpenAI chat dicts (``{"type": "function", "function": {…}}``), from
-    pydantic models or dicts, chat-style or Responses-style (flat ``name`` / ``parameters``)."""
-    if not tools:
-        return None
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        data = tool.model_dump(exclude_none=True) if hasattr(tool, "model_dump") else dict(tool)
-        if "function" not in data and "name" in data:
-            function = {k: data[k] for k in ("name", "description", "parameters", "strict") if k in data}
-            data = {"type": "function", "function": function}
-        if data.get("type", "function") == "function":
-            out.append(data)
-    return out or None
 
 
 def tool_choice(value: Any, has_tools: bool) -> Any:

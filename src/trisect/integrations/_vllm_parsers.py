@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 from .. import Message, Parser
 from ..grammar import for_request
+from ..request.tools import history_tool_calls
 from ._common import AUTO, Fold, IdsView, Piece, ReasoningPhase, openai_tools, parser_for, settings, tool_choice
 
 
@@ -73,18 +74,10 @@ def request_options(
         options["reasoning_effort"] = effort
     if prompt_token_ids is not None:
         options["prompt_token_ids"] = list(prompt_token_ids)
-    history = _history_tool_calls(getattr(request, "messages", None))
+    history = history_tool_calls(getattr(request, "messages", None))
     if history:
         options["history_tool_calls"] = history
     return options
-
-
-def _history_tool_calls(messages: Any) -> int:
-    count = 0
-    for message in messages or ():
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            count += len(message.get("tool_calls") or ())
-    return count
 
 
 def adjust_request(request: Any, parser: Parser) -> Any:

@@ -29,22 +29,31 @@ _TYPES = {
 
 
 class APIError(Exception):
-    def __init__(self, message: str, *, status: int = 400, param: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 400,
+        param: str | None = None,
+        code: str | None = None,
+        upstream_status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.param = param
         self.code = code
+        self.upstream_status = upstream_status
+
+    @property
+    def type(self) -> str:
+        return _TYPES.get(self.status, "server_error" if self.status >= 500 else "invalid_request_error")
 
     def body(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "message": self.message,
-                "type": _TYPES.get(self.status, "server_error" if self.status >= 500 else "invalid_request_error"),
-                "param": self.param,
-                "code": self.code,
-            }
-        }
+        error: dict[str, Any] = {"message": self.message, "type": self.type, "param": self.param, "code": self.code}
+        if self.upstream_status is not None:
+            error["upstream_status"] = self.upstream_status
+        return {"error": error}
 
 
 def from_exception(exc: BaseException) -> APIError:
@@ -52,11 +61,13 @@ def from_exception(exc: BaseException) -> APIError:
     if isinstance(exc, APIError):
         return exc
     if isinstance(exc, UpstreamError):
-        return APIError(str(exc), status=exc.status)
+        return APIError(str(exc), status=exc.status, upstream_status=exc.upstream_status)
     if isinstance(exc, ToolSchemaError):
         return APIError(str(exc), param="tools")
     if isinstance(exc, TemplateError):
         return APIError(f"the chat template rejected the request: {exc}", param="messages")
     if isinstance(exc, (RequestError, TrisectError)):
         return APIError(str(exc))
+    if isinstance(exc, RecursionError):  # a body that parsed but is too deep for a later step
+        return APIError("the request is nested too deeply")
     return APIError(f"internal error: {type(exc).__name__}: {exc}", status=500)

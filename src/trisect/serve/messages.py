@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import APIError
@@ -136,8 +136,3 @@ def _developer_as_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]
         merged_content = [{"type": "text", "text": merged_content}]
     rest = [m for m in converted if m["role"] != "system"]
     return [{"role": "system", "content": merged_content}, *rest]
-
-
-def history_tool_calls(messages: Sequence[Mapping[str, Any]]) -> int:
-    """Tool calls made by assistant turns in the history (Kimi-style call ids number on)."""
-    return sum(len(m.get("tool_calls") or ()) for m in messages if m.get("role") == "assistant")

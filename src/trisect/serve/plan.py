@@ -16,8 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import RequestError
+from ..request.tools import history_tool_calls, openai_tools
+from .body import an_object, boolean, integer, mapping, number, stop, string
 from .errors import APIError
-from .messages import history_tool_calls, template_messages
+from .messages import template_messages
 from .request_fields import CONSTRAINING, check_fields
 from .upstream.sampling import SAMPLING
 
@@ -46,68 +49,19 @@ class Plan:
     return_token_ids: bool = False
 
 
-def _number(body: Mapping[str, Any], name: str, lo: float | None = None, hi: float | None = None) -> float | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise APIError(f"{name} must be a number", param=name)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise APIError(f"{name} must be between {lo} and {hi}", param=name)
-    return value
-
-
-def _integer(body: Mapping[str, Any], name: str, lo: int | None = None, hi: int | None = None) -> int | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise APIError(f"{name} must be an integer", param=name)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bound = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
-        raise APIError(f"{name} must be {bound}", param=name)
-    return value
-
-
-def _boolean(body: Mapping[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise APIError(f"{name} must be true or false", param=name)
-    return value
-
-
-def _object(body: Mapping[str, Any], name: str) -> dict[str, Any]:
-    value = body.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise APIError(f"{name} must be an object", param=name)
-    return dict(value)
-
-
-def _stop(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,) if value else ()
-    if isinstance(value, list) and all(isinstance(s, str) for s in value):
-        return tuple(s for s in value if s)
-    raise APIError("stop must be a string or a list of strings", param="stop")
-
-
-def _tools(value: Any) -> list[dict[str, Any]] | None:
+def function_tools(value: Any) -> list[dict[str, Any]] | None:
+    """A ``tools`` field (chat or Responses shapes) as chat tools; a 400 naming ``tools[i]``."""
     if value is None:
         return None
     if not isinstance(value, list):
         raise APIError("tools must be a list", param="tools")
+    out: list[dict[str, Any]] = []
     for i, tool in enumerate(value):
-        if not isinstance(tool, Mapping) or tool.get("type", "function") != "function":
-            raise APIError(f"tools[{i}]: only tools of type 'function' are supported", param=f"tools[{i}]")
-        if not isinstance(tool.get("function"), Mapping) or not isinstance(tool["function"].get("name"), str):
-            raise APIError(f"tools[{i}].function.name is required", param=f"tools[{i}].function")
-    return [dict(t) for t in value] or None
+        try:
+            out += openai_tools([tool], strict=True) or ()
+        except RequestError as exc:
+            raise APIError(f"tools[{i}]: {exc}", param=f"tools[{i}]") from exc
+    return out or None
 
 
 def _response_format(value: Any) -> dict[str, Any] | None:
@@ -139,89 +93,20 @@ def chat_plan(
     default_model: str = "",
 ) -> Plan:
     """Validate a chat-completions body for an upstream of ``kind`` (``APIError`` on bad input)."""
-    if not isinstance(body, Mapping):
-        raise APIError("the request body must be a JSON object")
+    body = an_object(body)
     check_fields(body, kind)
     model = body.get("model") or default_model
     if not isinstance(model, str):
         raise APIError("model must be a string", param="model")
-    stream = _boolean(body, "stream", False)
-    options = _object(body, "stream_options")
-    if options and not stream:
-        raise APIError("stream_options can only be set when stream is true", param="stream_options")
-    unknown = set(options) - {"include_usage", "continuous_usage_stats"}
-    if unknown:
-        raise APIError(f"unknown stream_options: {', '.join(sorted(unknown))}", param="stream_options")
-    tools = _tools(body.get("tools"))
-    kwargs = _object(body, "chat_template_kwargs")
-    for reserved in ("chat_template", "tokenize"):
-        if reserved in kwargs:
-            raise APIError(f"chat_template_kwargs must not set {reserved}", param="chat_template_kwargs")
-    effort = body.get("reasoning_effort")
-    if effort is not None and not isinstance(effort, str):
-        raise APIError("reasoning_effort must be a string", param="reasoning_effort")
-    documents = body.get("documents")
-    if documents is not None and not (isinstance(documents, list) and all(isinstance(d, Mapping) for d in documents)):
-        raise APIError("documents must be a list of objects", param="documents")
-    template_kwargs = dict(kwargs)
-    template_kwargs["add_generation_prompt"] = _boolean(body, "add_generation_prompt", True)
-    template_kwargs["continue_final_message"] = _boolean(body, "continue_final_message", False)
-    if template_kwargs["add_generation_prompt"] and template_kwargs["continue_final_message"]:
-        if "add_generation_prompt" in body and body["add_generation_prompt"] is not None:
-            raise APIError(
-                "add_generation_prompt and continue_final_message cannot both be true", param="continue_final_message"
-            )
-        template_kwargs["add_generation_prompt"] = False  # continuing the final message implies no new turn
-    if documents is not None:
-        template_kwargs["documents"] = documents
-    if effort is not None:
-        template_kwargs["reasoning_effort"] = effort
-        if "enable_thinking" not in kwargs:
-            template_kwargs["enable_thinking"] = effort != "none"
-    template_kwargs["tools"] = tools
+    stream = boolean(body, "stream", False)
+    options = _stream_options(body, stream)
+    tools = function_tools(body.get("tools"))
+    template_kwargs = _template_kwargs(body, tools)
     messages = template_messages(body.get("messages"), content_format=content_format, developer_role=developer_role)
-    parser_kwargs = {k: v for k, v in template_kwargs.items() if k not in ("tools", "documents")}
-    parser_options: dict[str, Any] = {
-        "tools": tools,
-        "chat_template_kwargs": parser_kwargs,
-        "include_reasoning": _boolean(body, "include_reasoning", True),
-        "parallel_tool_calls": _boolean(body, "parallel_tool_calls", True),
-        "history_tool_calls": history_tool_calls(messages),
-    }
-    if effort is not None:
-        parser_options["reasoning_effort"] = effort
-    tool_choice = body.get("tool_choice")
-    if tool_choice is not None:
-        parser_options["tool_choice"] = tool_choice
-        constrained = tool_choice == "required" or isinstance(tool_choice, Mapping)
-        if constrained and kind not in CONSTRAINING:
-            raise APIError(
-                f"tool_choice {tool_choice!r} needs a grammar, which the {kind} upstream cannot take",
-                param="tool_choice",
-            )
+    parser_options = _parser_options(body, template_kwargs, tools, messages, kind)
     response_format = _response_format(body.get("response_format"))
-    if response_format is not None and tools and tool_choice not in (None, "none", "auto"):
+    if response_format is not None and tools and body.get("tool_choice") not in (None, "none", "auto"):
         raise APIError("response_format cannot be combined with a forced tool_choice", param="response_format")
-    logprobs = None
-    if _boolean(body, "logprobs", False):
-        logprobs = _integer(body, "top_logprobs", 0, MAX_TOP_LOGPROBS) or 0
-    elif body.get("top_logprobs"):
-        raise APIError("top_logprobs needs logprobs: true", param="top_logprobs")
-    max_tokens = _integer(body, "max_completion_tokens", 1)
-    if max_tokens is None:
-        max_tokens = _integer(body, "max_tokens", 1)
-    seed = _integer(body, "seed")
-    sampling: dict[str, Any] = {}
-    for name in SAMPLING:
-        if body.get(name) is not None:
-            sampling[name] = body[name]
-    for name in ("presence_penalty", "frequency_penalty"):
-        _number(body, name, -2.0, 2.0)
-    _number(body, "top_k")
-    _number(body, "min_p", 0.0, 1.0)
-    _number(body, "repetition_penalty", 0.0)
-    if "logit_bias" in sampling and not isinstance(sampling["logit_bias"], Mapping):
-        raise APIError("logit_bias must be an object of token id -> bias", param="logit_bias")
     return Plan(
         model=model,
         messages=messages,
@@ -230,14 +115,107 @@ def chat_plan(
         stream=stream,
         include_usage=bool(options.get("include_usage")),
         continuous_usage=bool(options.get("continuous_usage_stats")),
-        n=_integer(body, "n", 1, MAX_N) or 1,
-        max_tokens=max_tokens,
-        stop=_stop(body.get("stop")),
-        seed=seed,
-        temperature=_number(body, "temperature", 0.0, 2.0),
-        top_p=_number(body, "top_p", 0.0, 1.0),
-        sampling=sampling,
-        logprobs=logprobs,
+        n=integer(body, "n", 1, MAX_N) or 1,
         response_format=response_format,
-        return_token_ids=_boolean(body, "return_token_ids", False),
+        return_token_ids=boolean(body, "return_token_ids", False),
+        **sampling_fields(body),
     )
+
+
+def _stream_options(body: Mapping[str, Any], stream: bool) -> dict[str, Any]:
+    options = mapping(body, "stream_options")
+    if options and not stream:
+        raise APIError("stream_options can only be set when stream is true", param="stream_options")
+    unknown = set(options) - {"include_usage", "continuous_usage_stats"}
+    if unknown:
+        raise APIError(f"unknown stream_options: {', '.join(sorted(unknown))}", param="stream_options")
+    return options
+
+
+def _template_kwargs(body: Mapping[str, Any], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The template's variables besides ``messages`` (vLLM's precedence: the module docstring)."""
+    kwargs = mapping(body, "chat_template_kwargs")
+    for reserved in ("chat_template", "tokenize"):
+        if reserved in kwargs:
+            raise APIError(f"chat_template_kwargs must not set {reserved}", param="chat_template_kwargs")
+    effort = string(body, "reasoning_effort")
+    documents = body.get("documents")
+    if documents is not None and not (isinstance(documents, list) and all(isinstance(d, Mapping) for d in documents)):
+        raise APIError("documents must be a list of objects", param="documents")
+    out = dict(kwargs)
+    out["add_generation_prompt"] = boolean(body, "add_generation_prompt", True)
+    out["continue_final_message"] = boolean(body, "continue_final_message", False)
+    if out["add_generation_prompt"] and out["continue_final_message"]:
+        if body.get("add_generation_prompt") is not None:
+            raise APIError(
+                "add_generation_prompt and continue_final_message cannot both be true", param="continue_final_message"
+            )
+        out["add_generation_prompt"] = False  # continuing the final message implies no new turn
+    if documents is not None:
+        out["documents"] = documents
+    if effort is not None:
+        out["reasoning_effort"] = effort
+        if "enable_thinking" not in kwargs:
+            out["enable_thinking"] = effort != "none"
+    out["tools"] = tools
+    return out
+
+
+def _parser_options(
+    body: Mapping[str, Any],
+    template_kwargs: Mapping[str, Any],
+    tools: list[dict[str, Any]] | None,
+    messages: list[dict[str, Any]],
+    kind: str,
+) -> dict[str, Any]:
+    """trisect's request options: the parser sees the template's switches, so its initial
+    state matches the prompt."""
+    options: dict[str, Any] = {
+        "tools": tools,
+        "chat_template_kwargs": {k: v for k, v in template_kwargs.items() if k not in ("tools", "documents")},
+        "include_reasoning": boolean(body, "include_reasoning", True),
+        "parallel_tool_calls": boolean(body, "parallel_tool_calls", True),
+        "history_tool_calls": history_tool_calls(messages),
+    }
+    if template_kwargs.get("reasoning_effort") is not None:
+        options["reasoning_effort"] = template_kwargs["reasoning_effort"]
+    tool_choice = body.get("tool_choice")
+    if tool_choice is not None:
+        options["tool_choice"] = tool_choice
+        constrained = tool_choice == "required" or isinstance(tool_choice, Mapping)
+        if constrained and kind not in CONSTRAINING:
+            raise APIError(
+                f"tool_choice {tool_choice!r} needs a grammar, which the {kind} upstream cannot take",
+                param="tool_choice",
+            )
+    return options
+
+
+def sampling_fields(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Plan`` fields that go to the engine as sampling parameters (every API's body names
+    them as chat completions does, after translation)."""
+    logprobs = None
+    if boolean(body, "logprobs", False):
+        logprobs = integer(body, "top_logprobs", 0, MAX_TOP_LOGPROBS) or 0
+    elif body.get("top_logprobs"):
+        raise APIError("top_logprobs needs logprobs: true", param="top_logprobs")
+    max_tokens = integer(body, "max_completion_tokens", 1)
+    if max_tokens is None:
+        max_tokens = integer(body, "max_tokens", 1)
+    sampling = {name: body[name] for name in SAMPLING if body.get(name) is not None}
+    for name in ("presence_penalty", "frequency_penalty"):
+        number(body, name, -2.0, 2.0)
+    number(body, "top_k")
+    number(body, "min_p", 0.0, 1.0)
+    number(body, "repetition_penalty", 0.0)
+    if "logit_bias" in sampling and not isinstance(sampling["logit_bias"], Mapping):
+        raise APIError("logit_bias must be an object of token id -> bias", param="logit_bias")
+    return {
+        "max_tokens": max_tokens,
+        "stop": stop(body.get("stop")),
+        "seed": integer(body, "seed"),
+        "temperature": number(body, "temperature", 0.0, 2.0),
+        "top_p": number(body, "top_p", 0.0, 1.0),
+        "sampling": sampling,
+        "logprobs": logprobs,
+    }

@@ -36,6 +36,7 @@ from typing import Any
 
 from .chat_completions import Answer, completion, stream_chunks
 from .errors import APIError, from_exception
+from .plan import function_tools
 from .upstream.base import CompletionPiece
 
 _IGNORED = {
@@ -143,18 +144,10 @@ def _messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _tools(tools: Any) -> list[dict[str, Any]] | None:
-    if tools is None:
-        return None
-    if not isinstance(tools, list):
-        raise APIError("tools must be a list", param="tools")
-    out = []
-    for i, tool in enumerate(tools):
-        if not isinstance(tool, Mapping) or tool.get("type") != "function":
-            kind = tool.get("type") if isinstance(tool, Mapping) else None
-            raise APIError(f"tools[{i}]: only function tools are supported, not {kind!r}", param=f"tools[{i}]")
-        function = {k: tool[k] for k in ("name", "description", "parameters", "strict") if tool.get(k) is not None}
-        out.append({"type": "function", "function": function})
-    return out or None
+    """Responses' flat function tools → chat tools (a tool without a type, or of another type: a 400)."""
+    if isinstance(tools, list):
+        tools = [{**t, "type": None} if isinstance(t, Mapping) and "type" not in t else t for t in tools]
+    return function_tools(tools)
 
 
 def chat_body(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:

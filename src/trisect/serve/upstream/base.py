@@ -13,8 +13,9 @@ disconnects) must cancel the engine's work for this request.
 
 Errors: an upstream that cannot be reached, answers with an error status, or breaks off
 mid-stream raises ``UpstreamError`` (``status`` is the HTTP status the server answers with:
-502 for a failing upstream, 503 for one that is unavailable or overloaded, 400 when the engine
-rejected the request itself).
+502 for a failing upstream, whatever status it answered, which ``upstream_status`` keeps; 503
+for one that cannot be reached; 504 for one that timed out; 400 when trisect cannot put the
+request to this kind of engine at all).
 """
 
 from __future__ import annotations
@@ -79,11 +80,19 @@ class CompletionPiece:
 
 
 class UpstreamError(Exception):
-    """The upstream failed; ``status`` is the HTTP status to answer with (see the module doc)."""
+    """The upstream failed; ``status`` is the HTTP status to answer with (see the module doc).
+    ``upstream_status`` is the status the upstream itself answered, when it answered one;
+    ``kind`` names the failure for the metrics: ``unreachable``, ``timeout``, ``status`` (an
+    error status), ``stream`` (an error or a break mid-stream), ``protocol`` (an answer that is
+    not what the wire says), ``rejected`` (the request cannot be put to this engine)."""
 
-    def __init__(self, message: str, *, status: int = 502) -> None:
+    def __init__(
+        self, message: str, *, status: int = 502, upstream_status: int | None = None, kind: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.upstream_status = upstream_status
+        self.kind = kind or ("rejected" if status == 400 else "unreachable" if status == 503 else "protocol")
 
 
 class Upstream(Protocol):

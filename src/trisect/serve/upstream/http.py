@@ -7,8 +7,10 @@ server does when its client goes away, closes the connection and the engine abor
 Errors, all ``UpstreamError`` (see ``base``):
 
 * cannot connect → 503; no answer within the timeout → 504; any other transport failure → 502;
-* an error status: 400 / 404 / 413 / 422 from the engine → 400 (it rejected the request, its
-  message is passed on); 429 and 503 → 503; anything else → 502;
+* an error status, whatever it is → 502 ``upstream_error`` with the upstream's status
+  (``upstream_status`` in the error body) and message: the client sent trisect a valid
+  request, so the failure is never the client's (an engine's 404 is a missing route, its 400
+  a prompt trisect rendered);
 * an ``{"error": …}`` event mid-stream, a stream that is not JSON, or one that ends before every
   choice finished → 502.
 
@@ -52,14 +54,6 @@ def _error_message(body: bytes) -> str:
         if isinstance(data.get("message"), str):
             return str(data["message"])
     return text[:500]
-
-
-def _status(upstream_status: int) -> int:
-    if upstream_status in (400, 404, 413, 422):
-        return 400
-    if upstream_status in (429, 503):
-        return 503
-    return 502
 
 
 class HTTPUpstream:
@@ -117,14 +111,18 @@ class HTTPUpstream:
                 if response.status_code >= 400:
                     message = _error_message(await response.aread())
                     raise UpstreamError(
-                        f"the upstream answered {response.status_code}: {message}", status=_status(response.status_code)
+                        f"the upstream answered {response.status_code}: {message}",
+                        upstream_status=response.status_code,
+                        kind="status",
                     )
                 async for data in _sse_data(response):
                     if data == "[DONE]":
                         break
                     event = _json(data)
                     if "error" in event:
-                        raise UpstreamError(f"the upstream failed mid-stream: {_error_message(data.encode())}")
+                        raise UpstreamError(
+                            f"the upstream failed mid-stream: {_error_message(data.encode())}", kind="stream"
+                        )
                     for piece in decoder.decode(event):
                         yield piece
                     if decoder.finished and not self.wire.done_sentinel:
@@ -134,9 +132,9 @@ class HTTPUpstream:
         except httpx.ConnectError as exc:
             raise UpstreamError(f"the upstream at {self.base_url} is unreachable: {exc}", status=503) from exc
         except httpx.TimeoutException as exc:
-            raise UpstreamError(f"the upstream at {self.base_url} timed out", status=504) from exc
+            raise UpstreamError(f"the upstream at {self.base_url} timed out", status=504, kind="timeout") from exc
         except httpx.HTTPError as exc:
-            raise UpstreamError(f"the upstream connection failed: {type(exc).__name__}: {exc}", status=502) from exc
+            raise UpstreamError(f"the upstream connection failed: {type(exc).__name__}: {exc}", kind="stream") from exc
         for piece in decoder.close():
             yield piece
 
@@ -148,7 +146,9 @@ class HTTPUpstream:
         except httpx.HTTPError as exc:
             raise UpstreamError(f"the upstream failed: {type(exc).__name__}: {exc}", status=502) from exc
         if response.status_code >= 400:
-            raise UpstreamError(f"the upstream answered {response.status_code}", status=_status(response.status_code))
+            raise UpstreamError(
+                f"the upstream answered {response.status_code}", upstream_status=response.status_code, kind="status"
+            )
         try:
             data = response.json()
             return [str(m["id"]) for m in data.get("data", ())]
