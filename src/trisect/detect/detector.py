@@ -27,12 +27,22 @@ from ..engine.spec import FormatSpec
 from ..errors import TemplateError
 from ..formats import all_formats
 from ..templates import ChatTemplate, load_template
+from . import confidence as conf
 from . import confirm as c
+from . import inverse, synth
 from . import probe as p
-from . import synth
 from .diff import Markers, middle
 from .evidence import ReasoningEvidence, ToolEvidence, ToolShape, reasoning_evidence, tool_evidence
-from .priority import REASONING_ORDER, TOOL_FAMILY_MARKERS, TOOL_ORDER, order
+from .priority import (
+    REASONING_ORDER,
+    TOOL_ORDER,
+    Standing,
+    contested,
+    covers,
+    decided_by,
+    family_markers,
+    order,
+)
 from .result import CONFIRMED, NONE, SYNTHESISED, UNKNOWN, Detection, Part
 from .shapes import tool_format
 
@@ -86,8 +96,8 @@ def _detect(template: ChatTemplate, catalogue: Sequence[FormatSpec]) -> Detectio
     tev = tool_evidence(probe, markers, template.eos_token)
 
     stem = _stem(template)
-    tools_part = _tools(tev, tool_formats, probe, markers, stem)
-    reasoning_part = _reasoning(rev, reasoning_formats, probe, tools_part, markers, stem)
+    tools_part = _tools(tev, tool_formats, probe, markers, stem, catalogue)
+    reasoning_part = _reasoning(rev, reasoning_formats, probe, tools_part, markers, stem, catalogue)
     reasoning_part, tools_part, note = _together(rev, tev, probe, reasoning_part, tools_part, reasoning_formats)
     evidence = (note,) if note else ()
     return Detection(reasoning_part, tools_part, source=template.origin, evidence=evidence)
@@ -119,7 +129,13 @@ def _settings_note(rev: ReasoningEvidence) -> str:
 
 
 def _reasoning(
-    rev: ReasoningEvidence, specs: Sequence[FormatSpec], probe: p.Probe, tools: Part, markers: Markers, stem: str
+    rev: ReasoningEvidence,
+    specs: Sequence[FormatSpec],
+    probe: p.Probe,
+    tools: Part,
+    markers: Markers,
+    stem: str,
+    catalogue: Sequence[FormatSpec],
 ) -> Part:
     if not rev.found:
         if rev.switch:
@@ -132,54 +148,121 @@ def _reasoning(
                 ),
             )
         quiet = "no render shows a reasoning block and no switch changes the prompt"
-        return Part(NONE, confidence=1.0, evidence=(quiet,))
+        if not rev.settings:
+            if probe.prompt(tools=True).text is None:
+                error = probe.prompt().error
+                return Part(UNKNOWN, evidence=(f"the template renders no generation prompt ({error})",))
+            quiet = "the template renders a prompt only with tools, and it shows no reasoning block"
+        return _none(quiet, probe.template.source, _REASONING_WORDS)
     markers_note = f"reasoning markers {rev.start!r} … {rev.end!r}: {rev.source}"
     trials = c.reasoning_trials(rev, probe)
     passed = [s for s in specs if not c.failures(s, None, trials)]
     tool_names = {tools.name, *(tools.spec.aliases if tools.spec else ())} - {None}
     prompt = rev.settings[0].prompt if rev.settings else ""
+    outputs = [t.output for t in trials]
+    spans = [markers.spans(o) for o in outputs]
 
-    def rank(spec: FormatSpec) -> tuple[int, int, int, tuple[int, str]]:
-        paired = spec.name in tool_names or bool(tool_names & set(spec.aliases))
-        sniff = sum(m in prompt for m in spec.turn_markers)
-        return (len(c.disagreements(spec, rev)), 0 if paired else 1, -sniff, order(spec.name, REASONING_ORDER))
+    def standing(spec: FormatSpec) -> Standing:
+        family = family_markers(spec, catalogue)
+        present = sum(m in prompt for m in family)
+        return Standing(
+            spec,
+            contradicted=bool(family) and not present,
+            paired=spec.name in tool_names or bool(tool_names & set(spec.aliases)),
+            disagreements=len(c.disagreements(spec, rev)),
+            exact=covers(spec, outputs, spans),
+            sniff=present,
+            rank=order(spec.name, REASONING_ORDER),
+        )
 
     evidence = (markers_note, _settings_note(rev))
     if passed:
-        passed.sort(key=rank)
-        best = passed[0]
-        contradicted = c.disagreements(best, rev)
+        ranked = sorted((standing(s) for s in passed), key=Standing.key)
+        best = ranked[0]
+        decided = decided_by(best, ranked[1] if len(ranked) > 1 else None)
+        contradicted = c.disagreements(best.spec, rev)
         rendered = any("rendered" in t.label and t.reasoning for t in trials)
-        confidence = 1.0 if rendered and not contradicted else (0.9 if rendered else 0.8)
-        note = f"{best.name}: passed {len(trials)} trials"
+        note = f"{best.spec.name}: passed {len(trials)} trials; {_why(best, decided, len(ranked))}"
         if contradicted:
             note += f"; its own initial state contradicts the prompt under {', '.join(contradicted)}"
         return Part(
             CONFIRMED,
-            best.name,
-            best,
-            confidence,
-            alternatives=tuple(s.name for s in passed[1:] if rank(s)[:1] == rank(best)[:1]),
-            passed=tuple(s.name for s in passed),
+            best.spec.name,
+            best.spec,
+            conf.confirmed(
+                decided,
+                rendered=rendered,
+                exact=best.exact,
+                family=_family(best),
+                prompt_ok=not contradicted,
+                contested=contested(best, ranked[1:]),
+            ),
+            alternatives=tuple(
+                r.spec.name for r in ranked[1:] if not r.contradicted and r.disagreements == best.disagreements
+            ),
+            passed=tuple(r.spec.name for r in ranked),
             trials=len(trials),
             evidence=(*evidence, note),
+            decided_by=decided,
         )
     built = synth.reasoning_format(rev, name=f"{stem}-reasoning", markers=markers)
+    refused: tuple[str, ...] = ()
     if built is not None and not c.failures(built, None, trials):
-        return Part(
-            SYNTHESISED,
-            built.name,
-            built,
-            0.6,
-            trials=len(trials),
-            evidence=(*evidence, f"{_none_passed('reasoning', specs)}; synthesised from the markers"),
-        )
+        verdict = inverse.reasoning_verdict(probe, built, rev, markers)
+        if verdict.inverts:
+            return Part(
+                SYNTHESISED,
+                built.name,
+                built,
+                conf.SYNTHESISED,
+                trials=len(trials) + verdict.rendered,
+                evidence=(
+                    *evidence,
+                    f"{_none_passed('reasoning', specs)}; synthesised from the markers, and it parses "
+                    f"{verdict.rendered} of the template's own reasoning turns back exactly",
+                ),
+            )
+        refused = (_refused(verdict),)
     return Part(
         UNKNOWN,
         suggested=_suggest_reasoning(rev, specs),
         trials=len(trials),
-        evidence=(*evidence, "no registered reasoning format passed every trial"),
+        evidence=(*evidence, "no registered reasoning format passed every trial", *refused),
     )
+
+
+def _refused(verdict: inverse.Verdict) -> str:
+    if verdict.rendered < 2:
+        return f"a format built from the markers was not offered: only {verdict.rendered} test turn(s) rendered"
+    return f"a format built from the markers was not offered: it misreads the template's own turn {verdict.failed[0]}"
+
+
+def _family(s: Standing) -> str:
+    return conf.CONTRADICTED if s.contradicted else conf.SHOWN if s.sniff else conf.UNSAID
+
+
+def _why(best: Standing, decided: str, count: int) -> str:
+    if count == 1:
+        return "no other registered format passed them"
+    return f"{count - 1} other format(s) passed them too; ranked first by {decided}" + (
+        "; its family's markers are not in the prompt" if best.contradicted else ""
+    )
+
+
+# words a template that handles the part uses somewhere (a variable, a system prompt)
+_REASONING_WORDS = re.compile(r"think|reason", re.IGNORECASE)
+_TOOL_WORDS = re.compile(r"tool|function", re.IGNORECASE)
+
+
+def _none(quiet: str, source: str, words: re.Pattern[str]) -> Part:
+    """No render shows the part. Sure of that only when the template never speaks of it: one
+    that does may take it in a shape the probe does not render (tools inside the system message,
+    a template variable of its own, reasoning written as plain text)."""
+    hint = words.search(source)
+    if hint is None:
+        return Part(NONE, confidence=1.0, evidence=(quiet,))
+    said = f"; but its source speaks of {hint.group(0).lower()!r}, in a shape no probe rendered"
+    return Part(NONE, confidence=conf.NONE_HINTED, evidence=(quiet + said,))
 
 
 def _none_passed(kind: str, specs: Sequence[FormatSpec]) -> str:
@@ -200,7 +283,14 @@ def _suggest_reasoning(rev: ReasoningEvidence, specs: Sequence[FormatSpec]) -> t
 # ---------------------------------------------------------------------------- tools
 
 
-def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, markers: Markers, stem: str) -> Part:
+def _tools(
+    tev: ToolEvidence,
+    specs: Sequence[FormatSpec],
+    probe: p.Probe,
+    markers: Markers,
+    stem: str,
+    catalogue: Sequence[FormatSpec],
+) -> Part:
     with_tools, without = probe.prompt(tools=True).text, probe.prompt().text
     if not tev.shapes:
         if with_tools is not None and without is not None and with_tools != without:
@@ -210,7 +300,10 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
                 suggested=_suggest_tools(told, specs),
                 evidence=("the prompt lists the tools, but no assistant turn renders a tool call", *tev.errors[:2]),
             )
-        return Part(NONE, confidence=1.0, evidence=("the template neither lists tools nor renders tool calls",))
+        if with_tools is None or without is None:
+            error = probe.prompt(tools=True).error or probe.prompt().error
+            return Part(UNKNOWN, evidence=(f"the template renders no prompt with and without tools ({error})",))
+        return _none("the template neither lists tools nor renders tool calls", probe.template.source, _TOOL_WORDS)
     passed: list[tuple[FormatSpec, ToolShape]] = []
     for spec in specs:
         shape = next((sh for sh in tev.shapes if not c.failures(None, spec, c.tool_trials(sh.regions))), None)
@@ -218,37 +311,65 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
             passed.append((spec, shape))
     prompt = with_tools or ""
 
-    def rank(entry: tuple[FormatSpec, ToolShape]) -> tuple[int, tuple[int, str]]:
-        spec = entry[0]
-        sniff = sum(m in prompt for m in TOOL_FAMILY_MARKERS.get(spec.name, ()))
-        return (-sniff, order(spec.name, TOOL_ORDER))
+    def standing(spec: FormatSpec, shape: ToolShape) -> Standing:
+        family = family_markers(spec, catalogue)
+        present = sum(m in prompt for m in family)
+        texts = [r.text for r in shape.regions]
+        return Standing(
+            spec,
+            contradicted=bool(family) and not present,
+            paired=False,
+            disagreements=0,
+            exact=covers(spec, texts, [markers.spans(t) for t in texts]),
+            sniff=present,
+            rank=order(spec.name, TOOL_ORDER),
+        )
 
     if passed:
-        passed.sort(key=rank)
-        best, shape = passed[0]
+        shapes = {id(spec): shape for spec, shape in passed}
+        ranked = sorted((standing(s, sh) for s, sh in passed), key=Standing.key)
+        best, shape = ranked[0], shapes[id(ranked[0].spec)]
+        decided = decided_by(best, ranked[1] if len(ranked) > 1 else None)
         return Part(
             CONFIRMED,
-            best.name,
-            best,
-            1.0,
-            alternatives=tuple(s.name for s, _sh in passed[1:]),
-            passed=tuple(s.name for s, _sh in passed),
+            best.spec.name,
+            best.spec,
+            conf.confirmed(
+                decided,
+                rendered=True,
+                exact=best.exact,
+                family=_family(best),
+                prompt_ok=True,
+                contested=contested(best, ranked[1:]),
+            ),
+            alternatives=tuple(r.spec.name for r in ranked[1:]),
+            passed=tuple(r.spec.name for r in ranked),
             trials=len(shape.regions),
-            evidence=(_shown(shape, tev), f"{best.name}: passed {len(shape.regions)} trials"),
+            evidence=(
+                _shown(shape, tev),
+                f"{best.spec.name}: passed {len(shape.regions)} trials; {_why(best, decided, len(ranked))}",
+            ),
             regions=shape.regions,
+            decided_by=decided,
         )
+    refused: list[str] = []
     for shape in tev.shapes:
         built = tool_format(shape, markers, name=f"{stem}-tools")
         if built is not None and not c.failures(None, built, c.tool_trials(shape.regions)):
+            verdict = inverse.tool_verdict(probe, built, markers, as_string=shape.as_string, history=shape.history)
+            if not verdict.inverts:
+                refused.append(_refused(verdict))
+                continue
             return Part(
                 SYNTHESISED,
                 built.name,
                 built,
-                0.6,
-                trials=len(shape.regions),
+                conf.SYNTHESISED,
+                trials=len(shape.regions) + verdict.rendered,
                 evidence=(
                     _shown(shape, tev),
-                    f"{_none_passed('tool', specs)}; synthesised from the call regions",
+                    f"{_none_passed('tool', specs)}; synthesised from the call regions, and it parses "
+                    f"{verdict.rendered} of the template's own call turns back exactly",
                 ),
                 regions=shape.regions,
             )
@@ -256,7 +377,11 @@ def _tools(tev: ToolEvidence, specs: Sequence[FormatSpec], probe: p.Probe, marke
         UNKNOWN,
         suggested=_suggest_tools(tev.shapes[0].regions[0].text, specs),
         trials=len(tev.shapes[0].regions),
-        evidence=(*(_shown(sh, tev) for sh in tev.shapes), "no registered tool format passed every trial"),
+        evidence=(
+            *(_shown(sh, tev) for sh in tev.shapes),
+            "no registered tool format passed every trial",
+            *refused[:1],
+        ),
     )
 
 
@@ -314,7 +439,7 @@ def _together(
                 return chosen, tools, f"{name} + {tools.name}: passed {trial.label!r}"
     lowered = replace(
         tools,
-        confidence=min(tools.confidence, 0.5),
+        confidence=min(tools.confidence, conf.TOGETHER_FAILED),
         evidence=(*tools.evidence, f"with {reasoning.name or 'no reasoning'} it fails {trial.label!r}"),
     )
     return reasoning, lowered, f"{reasoning.name or 'no reasoning'} + {tools.name}: failed {trial.label!r}"

@@ -12,8 +12,8 @@ Reasoning, from three kinds of render (the first that finds markers wins):
 
 Then each switch setting gets a verdict from its prompt's last turn (after the user sentinel):
 ``open`` (the model starts inside reasoning), ``closed`` (the template closed it: no reasoning),
-or ``None`` (the model decides); a switch the template ignores (its prompt is the default's) is
-left out, since the model does under it what it does by default. A template whose prompts
+or ``None`` (the model decides); a switch the template ignores (its prompt is the default's
+under every value) is left out, since the model does under it what it does by default. A template whose prompts
 differ between settings but shows no markers has a thinking switch whose wire format it never
 renders: reasoning is *unknown*. Last resort: a known marker pair that the default system
 prompt itself writes, opener before closer (Magistral tells the model to think in
@@ -77,6 +77,8 @@ class ToolShape:
 
     label: str
     regions: tuple[ToolRegion, ...]
+    as_string: bool = False  # the arguments were given as a JSON string (else as an object)
+    history: bool = False  # the calls were rendered in a history turn (a user turn follows)
 
 
 @dataclass
@@ -197,8 +199,11 @@ def reasoning_evidence(
                 ev.start, ev.end = told
                 ev.source = "the default system prompt tells the model to write its reasoning between these"
     default = prompts[0][2] if prompts and prompts[0][0] == "default" else None
+    # a switch the template reads changes the prompt under one of its values (the default may
+    # equal the other: thinking off unless enable_thinking is true)
+    read = {next(iter(kwargs)) for label, kwargs, text in prompts if label != "default" and text != default}
     for label, kwargs, text in prompts:
-        if label != "default" and text == default:
+        if label != "default" and next(iter(kwargs)) not in read:
             continue  # the template ignores this switch: the model does what it does by default
         ev.settings.append(Setting(label, kwargs, text, verdict(text, ev.start, ev.end) if ev.found else None))
         if ev.found:
@@ -218,7 +223,7 @@ def tool_evidence(probe: p.Probe, markers: Markers, eos: str | None = None) -> T
                 seen.add(regions)
                 where = "a history" if history else "the final"
                 label = f"{where} assistant turn, arguments as {'a JSON string' if as_string else 'an object'}"
-                ev.shapes.append(ToolShape(label, regions))
+                ev.shapes.append(ToolShape(label, regions, as_string, history))
     for as_string in (False, True):
         ev.with_reasoning = ev.with_reasoning or _call_with_reasoning(probe, as_string=as_string)
     return ev
@@ -245,7 +250,7 @@ def _regions(
                         continue
                     region = middle(base.text, full.text, markers)
                     if not history:
-                        region = _cut_at_turn_end(region, base.text, baseline, markers, eos)
+                        region = cut_at_turn_end(region, base.text, baseline, markers, eos)
                     if all(name in region for name in p.NAMES[:count]):
                         break
                     region = None
@@ -259,7 +264,7 @@ def _regions(
     return tuple(found)
 
 
-def _cut_at_turn_end(region: str, base: str, baseline: str, markers: Markers, eos: str | None) -> str:
+def cut_at_turn_end(region: str, base: str, baseline: str, markers: Markers, eos: str | None) -> str:
     """The model stops at its end of turn: text a template renders after it is not output."""
     ends = [eos] if eos else []
     if baseline and baseline in base:

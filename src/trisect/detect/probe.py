@@ -119,17 +119,17 @@ class Probe:
         self,
         messages: Sequence[Mapping[str, Any]],
         *,
-        tools: bool = False,
+        tools: bool | Sequence[Mapping[str, Any]] = False,
         generation: bool = False,
         kwargs: Mapping[str, Any] | None = None,
     ) -> Render:
+        """``tools``: the sentinel tools (``True``), none, or a list of tool definitions."""
         key = json.dumps([messages, tools, generation, kwargs or {}], sort_keys=True, default=str)
         found = self._cache.get(key)
         if found is None:
+            listed = TOOLS if tools is True else list(tools) if tools else None
             try:
-                text = self.template.render(
-                    messages, tools=TOOLS if tools else None, add_generation_prompt=generation, **(kwargs or {})
-                )
+                text = self.template.render(messages, tools=listed, add_generation_prompt=generation, **(kwargs or {}))
                 found = Render(text)
             except (TemplateError, TrisectError) as exc:
                 found = Render(None, str(exc))

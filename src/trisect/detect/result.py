@@ -4,15 +4,15 @@ Each of the two parts (reasoning, tools) has a status:
 
 * ``confirmed``: a registered format parsed every trial back to the sentinels;
 * ``synthesised``: no registered format did, but the renders isolated the structure and a format
-  built from it passed every trial (``spec`` holds it; ``--emit-toml`` writes it);
+  built from it passed every trial and parses the template's own turns back exactly (``spec``
+  holds it; ``--emit-toml`` writes it);
 * ``none``: the template shows no reasoning / renders no tool calls and reads no tools;
 * ``unknown``: the template shows there is something (a thinking switch, a tool prompt, markers)
   but no format confirmed: detection says so rather than guess.
 
-``confidence`` is the lower of the two parts': 1.0 confirmed on rendered turns (or ``none``),
-0.9 confirmed but the format's own initial state contradicts some prompt (it needs the prompt
-to be right), 0.8 confirmed only on outputs built from the markers (the template renders no
-reasoning turn), 0.6 synthesised, 0.0 unknown.
+``Detection.confidence`` is the lower of the two parts' (``confidence``: 1.0 only for a format the
+template rendered exactly and no other registered format matched; below that, the level measured
+on held-out templates for parts decided the same way).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ CONFIRMED = "confirmed"
 SYNTHESISED = "synthesised"
 NONE = "none"
 UNKNOWN = "unknown"
+
+# a part at or above this confidence is one detection stands behind (tests/test_detect_heldout.py)
+HIGH_CONFIDENCE = 0.8
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Part:
     evidence: tuple[str, ...] = ()
     suggested: tuple[str, ...] = ()  # unknown: registered formats whose markers the template mentions
     regions: tuple[Any, ...] = ()  # tools: the call regions the format was confirmed on
+    decided_by: str = ""  # confirmed: the ranking step that chose it over the next (``priority``)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +60,7 @@ class Part:
             "alternatives": list(self.alternatives),
             "passed": list(self.passed),
             "trials": self.trials,
+            "decided_by": self.decided_by,
             "suggested": list(self.suggested),
             "evidence": list(self.evidence),
         }

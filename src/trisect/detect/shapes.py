@@ -253,7 +253,9 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
         stray_end=True,
         names=names,
         keys=key_quote_style,
-        trim="newline" if value_text.startswith("\n") else "strip",
+        # the template's own rule: a value wrapped in newlines loses exactly those, any other
+        # is written verbatim (a template that trims values shows it as a loss, not a rule)
+        trim="newline" if value_text.startswith("\n") else "none",
         models=(name,),
         reference=REFERENCE,
     )
