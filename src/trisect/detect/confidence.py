@@ -14,7 +14,9 @@ Cost: a table look-up.
 
 from __future__ import annotations
 
-from .priority import EXACT, FAMILY, ORDER, PAIRING, PROMPT_STATE, SNIFF, UNIQUE
+from collections.abc import Sequence
+
+from .priority import EXACT, FAMILY, ORDER, PAIRING, PROMPT_STATE, SNIFF, UNIQUE, Standing, contested, decided_by
 
 SHOWN = "shown"  # some of the family's markers are in the prompt
 UNSAID = "unsaid"  # the format declares no family markers
@@ -69,3 +71,20 @@ def confirmed(
     if not prompt_ok:
         level = min(level, PROMPT_NEEDED)
     return level
+
+
+def of_ranking(ranked: Sequence[Standing], *, rendered: bool, prompt_ok: bool) -> tuple[float, str]:
+    """(confidence, the step that decided) for the first of ``ranked`` (formats that passed
+    every trial, best first)."""
+    best = ranked[0]
+    decided = decided_by(best, ranked[1] if len(ranked) > 1 else None)
+    family = CONTRADICTED if best.contradicted else SHOWN if best.sniff else UNSAID
+    level = confirmed(
+        decided,
+        rendered=rendered,
+        exact=best.exact,
+        family=family,
+        prompt_ok=prompt_ok,
+        contested=contested(best, ranked[1:]),
+    )
+    return level, decided

@@ -37,9 +37,7 @@ from .priority import (
     REASONING_ORDER,
     TOOL_ORDER,
     Standing,
-    contested,
     covers,
-    decided_by,
     family_markers,
     order,
 )
@@ -179,9 +177,9 @@ def _reasoning(
     if passed:
         ranked = sorted((standing(s) for s in passed), key=Standing.key)
         best = ranked[0]
-        decided = decided_by(best, ranked[1] if len(ranked) > 1 else None)
         contradicted = c.disagreements(best.spec, rev)
         rendered = any("rendered" in t.label and t.reasoning for t in trials)
+        level, decided = conf.of_ranking(ranked, rendered=rendered, prompt_ok=not contradicted)
         note = f"{best.spec.name}: passed {len(trials)} trials; {_why(best, decided, len(ranked))}"
         if contradicted:
             note += f"; its own initial state contradicts the prompt under {', '.join(contradicted)}"
@@ -189,14 +187,7 @@ def _reasoning(
             CONFIRMED,
             best.spec.name,
             best.spec,
-            conf.confirmed(
-                decided,
-                rendered=rendered,
-                exact=best.exact,
-                family=_family(best),
-                prompt_ok=not contradicted,
-                contested=contested(best, ranked[1:]),
-            ),
+            level,
             alternatives=tuple(
                 r.spec.name for r in ranked[1:] if not r.contradicted and r.disagreements == best.disagreements
             ),
@@ -235,10 +226,6 @@ def _refused(verdict: inverse.Verdict) -> str:
     if verdict.rendered < 2:
         return f"a format built from the markers was not offered: only {verdict.rendered} test turn(s) rendered"
     return f"a format built from the markers was not offered: it misreads the template's own turn {verdict.failed[0]}"
-
-
-def _family(s: Standing) -> str:
-    return conf.CONTRADICTED if s.contradicted else conf.SHOWN if s.sniff else conf.UNSAID
 
 
 def _why(best: Standing, decided: str, count: int) -> str:
@@ -329,19 +316,12 @@ def _tools(
         shapes = {id(spec): shape for spec, shape in passed}
         ranked = sorted((standing(s, sh) for s, sh in passed), key=Standing.key)
         best, shape = ranked[0], shapes[id(ranked[0].spec)]
-        decided = decided_by(best, ranked[1] if len(ranked) > 1 else None)
+        level, decided = conf.of_ranking(ranked, rendered=True, prompt_ok=True)
         return Part(
             CONFIRMED,
             best.spec.name,
             best.spec,
-            conf.confirmed(
-                decided,
-                rendered=True,
-                exact=best.exact,
-                family=_family(best),
-                prompt_ok=True,
-                contested=contested(best, ranked[1:]),
-            ),
+            level,
             alternatives=tuple(r.spec.name for r in ranked[1:]),
             passed=tuple(r.spec.name for r in ranked),
             trials=len(shape.regions),
