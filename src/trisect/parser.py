@@ -15,6 +15,7 @@ from typing import Any
 from .engine.compile import CompiledFormat, compile_format
 from .engine.event_stream import EventStream
 from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
+from .engine.value import Value, as_tuple
 from .engine.vocab import Vocab
 from .errors import FormatError, RequestError
 from .formats import all_formats, hf, reasoning_format, tool_format
@@ -172,15 +173,27 @@ class Parser:
         """A stream for one request (one choice). Options: see ``parse()``."""
         return self._stream(make_request(options), atomic_tool_calls)
 
-    def _stream(self, request: Request, atomic_tool_calls: bool) -> StreamParser:
-        engine = EventStream(
-            self._compiled_for(request),
-            request,
-            initial_state=self.initial_state(request),
-            vocab=self._vocab,
-            atomic_tool_calls=atomic_tool_calls,
+    def _stream(self, request: Request, atomic_tool_calls: bool, value: Value = None) -> StreamParser:
+        """A stream for ``request``; ``value``: the state a stream of the same request wrote
+        (``StreamParser.to_value``), read back (a ``ValueError`` if it has another shape)."""
+        compiled = self._compiled_for(request)
+        keep = filter_events(request)
+        if value is None:
+            engine = EventStream(
+                compiled,
+                request,
+                initial_state=self.initial_state(request),
+                vocab=self._vocab,
+                atomic_tool_calls=atomic_tool_calls,
+            )
+            return StreamParser(engine, keep)
+        engine_value, keep_value = as_tuple(value, 2)
+        engine = EventStream.from_value(
+            compiled, request, engine_value, vocab=self._vocab, atomic_tool_calls=atomic_tool_calls
         )
-        return StreamParser(engine, filter_events(request))
+        if (keep is None) != (keep_value is None):
+            raise ValueError("the state was written by a stream of another request")
+        return StreamParser(engine, keep.from_value(keep_value) if keep is not None else None)
 
     def parse(self, output: str | None = None, *, token_ids: Sequence[int] | None = None, **options: Any) -> Message:
         """Parse a whole output (text, or token ids with a tokenizer, or both).

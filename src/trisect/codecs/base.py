@@ -11,9 +11,15 @@ when the structure is unfinished, and the rest of the arguments otherwise; it se
 only where ``_finish`` finds a complete structure that is not a call, never for text that
 merely stopped early. ``tests/test_codecs.py`` holds every codec to it.
 
-Optional fast-path members the engine looks for: ``string_piece(text)`` (``feed`` + ``take`` of
-a delta inside a string), ``string_stops`` (characters that may end a string; default ``"`` and
-``\\``), ``in_string_value`` (unstructured codecs: inside a streamed string value).
+Fast paths: a codec with ``fast_strings`` gives ``string_piece(text)`` (``feed`` + ``take`` of a
+delta inside a string, without the general path's bookkeeping); ``string_stops`` are the
+characters that may end a string (default ``"`` and ``\\``); ``in_string_value`` (unstructured
+codecs): inside a streamed string value.
+
+State: a codec's state is a plain value (``trisect.engine.value``). ``Codec`` writes the part
+every codec has (name, call id, done, failed, text not taken yet) and asks the codec for the
+rest: ``_own_value()`` returns it, ``_load_own(value)`` reads it into a fresh codec of the same factory
+(``restore``). The options a factory gave the codec are not part of it.
 
 A codec class with no options is its own factory (``codec=JsonArgsCodec``); one with options
 has a frozen options object that is the factory (``codec=XmlParams(...)``). Either says how a
@@ -26,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
+from ..engine.value import Value, as_bool, as_opt_str, as_pieces, as_tuple
 
 
 class Codec:
@@ -33,6 +40,7 @@ class Codec:
 
     structured: ClassVar[bool]
     grammar: ClassVar[ArgSyntax | str | None] = None
+    fast_strings: ClassVar[bool] = False
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.name: str | None = None
@@ -52,6 +60,39 @@ class Codec:
     @property
     def in_string_value(self) -> bool:
         return False
+
+    @property
+    def string_stops(self) -> str:
+        return '"\\'
+
+    def string_piece(self, text: str) -> str:
+        """``feed`` + ``take`` of a delta inside a string (codecs with ``fast_strings`` do it
+        faster, with the same result)."""
+        self.feed(text, 0, len(text))
+        return self.take()
+
+    def to_value(self) -> Value:
+        """``(name, call id, done, failed, text not taken yet, the codec's own state)``."""
+        return (self.name, self.call_id, self.done, self.failed, "".join(self._out), self._own_value())
+
+    def restore(self, value: Value) -> None:
+        """Read ``value`` (from ``to_value`` of a codec of the same factory) into this fresh codec."""
+        name, call_id, done, failed, out, own = as_tuple(value, 6)
+        self.name = as_opt_str(name)
+        self.call_id = as_opt_str(call_id)
+        self.done = as_bool(done)
+        self.failed = as_bool(failed)
+        self._out = as_pieces(out)
+        self._load_own(own)
+
+    def _own_value(self) -> Value:
+        """The codec's own state (``None``: nothing beyond ``Codec``'s)."""
+        return None
+
+    def _load_own(self, value: Value) -> None:
+        """Read what ``_own_value`` wrote."""
+        if value is not None:
+            raise ValueError(f"{type(self).__name__} has no state of its own")
 
     def accepts_key(self, raw: str) -> bool:
         """Inside a value, may the raw key text ``raw`` open the next parameter

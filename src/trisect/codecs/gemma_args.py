@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
+from ..engine.value import Value, as_bool, as_int, as_items, as_pieces, as_str, as_tuple
 from .base import Codec
 
 _WS = " \t\r\n"
@@ -62,6 +63,23 @@ class GemmaArgsCodec(Codec):
         self._buf: list[str] = []  # the key or bare literal being read
         self._partial = ""  # the end of a piece that may begin the delimiter
         self._string_is_key = False
+
+    def _own_value(self) -> Value:
+        """``(mode, open containers as (closer, count), key or literal text, partial delimiter,
+        the string is a key)``."""
+        stack = tuple((closer, count) for closer, count in self._stack)
+        return (self._mode, stack, "".join(self._buf), self._partial, self._string_is_key)
+
+    def _load_own(self, value: Value) -> None:
+        mode, stack, buf, partial, string_is_key = as_tuple(value, 5)
+        self._mode = as_int(mode)
+        self._stack = []
+        for entry in as_items(stack):
+            closer, count = as_tuple(entry, 2)
+            self._stack.append([as_str(closer), as_int(count)])
+        self._buf = as_pieces(buf)
+        self._partial = as_str(partial)
+        self._string_is_key = as_bool(string_is_key)
 
     @property
     def in_string(self) -> bool:

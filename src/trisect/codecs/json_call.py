@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import JsonScanner, run_matcher
+from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str, as_tuple
 from .base import Codec
 
 _WS = run_matcher(r"[ \t\r\n]*")
@@ -53,9 +54,17 @@ class JsonArgsCodec(Codec):
         super().__init__(tools)
         self._scanner = JsonScanner()
 
+    fast_strings = True
+
     @property
     def in_string(self) -> bool:
         return self._scanner.in_string
+
+    def _own_value(self) -> Value:
+        return self._scanner.to_value()
+
+    def _load_own(self, value: Value) -> None:
+        self._scanner = JsonScanner.from_value(value)
 
     def feed(self, s: str, i: int, end: int) -> int:
         if not self._scanner.started:
@@ -107,6 +116,19 @@ class _EncodedArgs:
         self._pending = ""
         self._inner = JsonScanner()
         self.failed = False
+
+    def to_value(self) -> Value:
+        """``(an escape not complete yet, the decoded text's scanner, failed)``."""
+        return (self._pending, self._inner.to_value(), self.failed)
+
+    @classmethod
+    def from_value(cls, value: Value) -> _EncodedArgs:
+        pending, inner, failed = as_tuple(value, 3)
+        new = cls()
+        new._pending = as_str(pending)
+        new._inner = JsonScanner.from_value(inner)
+        new.failed = as_bool(failed)
+        return new
 
     def feed_raw(self, interior: str, out: list[str]) -> None:
         text = self._pending + interior
@@ -189,9 +211,39 @@ class JsonEnvelopeCodec(Codec):
         self._args_done = False
         self._encoded: _EncodedArgs | None = None
 
+    fast_strings = True
+
     @property
     def in_string(self) -> bool:
         return self._state in (_KEYSTR, _INVALUE) and self._scanner.in_string
+
+    def _own_value(self) -> Value:
+        encoded = self._encoded.to_value() if self._encoded is not None else None
+        return (
+            self._skip_list,
+            self._held_name,
+            self._state,
+            self._scanner.to_value(),
+            "".join(self._raw),
+            self._key,
+            self._role,
+            self._args_seen,
+            self._args_done,
+            encoded,
+        )
+
+    def _load_own(self, value: Value) -> None:
+        skip_list, held_name, state, scanner, raw, key, role, args_seen, args_done, encoded = as_tuple(value, 10)
+        self._skip_list = as_bool(skip_list)
+        self._held_name = as_opt_str(held_name)
+        self._state = as_int(state)
+        self._scanner = JsonScanner.from_value(scanner)
+        self._raw = as_pieces(raw)
+        self._key = as_str(key)
+        self._role = as_str(role)
+        self._args_seen = as_bool(args_seen)
+        self._args_done = as_bool(args_done)
+        self._encoded = _EncodedArgs.from_value(encoded) if encoded is not None else None
 
     def feed(self, s: str, i: int, end: int) -> int:
         if self._skip_list:

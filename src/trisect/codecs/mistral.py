@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
+from ..engine.value import Value, as_bool, as_tuple
 from .base import Codec
 from .json_call import JsonArgsCodec, JsonEnvelope, JsonEnvelopeCodec
 
@@ -34,6 +35,21 @@ class MistralCallCodec(Codec):
 
     def set_name(self, name: str) -> None:
         self._named = True
+
+    def _own_value(self) -> Value:
+        """``(named, the inner codec's state or None, it reads bare arguments)``."""
+        inner = self._inner
+        if inner is None:
+            return (self._named, None, False)
+        return (self._named, inner.to_value(), isinstance(inner, JsonArgsCodec))
+
+    def _load_own(self, value: Value) -> None:
+        named, inner, bare = as_tuple(value, 3)
+        self._named = as_bool(named)
+        if inner is not None:
+            codec = JsonArgsCodec(self._tools) if as_bool(bare) else _LIST_ENTRY(self._tools)
+            codec.restore(inner)
+            self._inner = codec
 
     @property
     def in_string(self) -> bool:

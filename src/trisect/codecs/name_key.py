@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import JsonScanner
+from ..engine.value import Value, as_int, as_pieces, as_tuple
 from .base import Codec
 from .json_call import JsonArgsCodec
 
@@ -33,6 +34,16 @@ class NameKeyCodec(Codec):
         self._key = JsonScanner()
         self._key_text: list[str] = []
         self._args = JsonArgsCodec(tools)
+
+    def _own_value(self) -> Value:
+        return (self._state, self._key.to_value(), "".join(self._key_text), self._args.to_value())
+
+    def _load_own(self, value: Value) -> None:
+        state, key, key_text, args = as_tuple(value, 4)
+        self._state = as_int(state)
+        self._key = JsonScanner.from_value(key)
+        self._key_text = as_pieces(key_text)
+        self._args.restore(args)
 
     @property
     def in_string(self) -> bool:

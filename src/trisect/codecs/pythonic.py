@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import run_matcher
+from ..engine.value import Value, as_bool, as_int, as_items, as_pieces, as_str, as_strs, as_tuple
 from .base import Codec, integer_text
 
 MAX_DEPTH = 64  # deeper literals are not a call (JSON parsers recurse on nesting)
@@ -94,6 +95,19 @@ class _Frame:
         self.key = False  # dict: the string being read is a key
         self.comma = False  # a "," was read: sent with the next element (none after a trailing one)
 
+    def to_value(self) -> Value:
+        return (self.kind, self.count, "".join(self.hold) if self.hold is not None else None, self.key, self.comma)
+
+    @classmethod
+    def from_value(cls, value: Value) -> _Frame:
+        kind, count, hold, key, comma = as_tuple(value, 5)
+        new = cls(as_str(kind))
+        new.count = as_int(count)
+        new.hold = None if hold is None else as_pieces(hold)
+        new.key = as_bool(key)
+        new.comma = as_bool(comma)
+        return new
+
 
 def _json_char(ch: str) -> str:
     if ch == '"' or ch == "\\" or ch < " " or "\ud800" <= ch <= "\udfff":
@@ -106,7 +120,11 @@ class PythonicCallCodec(Codec):
 
     structured = True
     grammar: ClassVar[ArgSyntax | str | None] = "argument codec PythonicCallCodec has no xgrammar style"
-    string_stops: ClassVar[str] = "'\"\\\n"  # characters that may end (or break) a string
+
+    @property
+    def string_stops(self) -> str:
+        """Characters that may end (or break) a string."""
+        return "'\"\\\n"
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         super().__init__(tools)
@@ -124,6 +142,33 @@ class PythonicCallCodec(Codec):
     @property
     def in_string(self) -> bool:
         return self._state in (_STR_OPEN, _STR, _ESC, _HEX, _OCT)  # _STR_OPEN2 may be "" (closed)
+
+    def _own_value(self) -> Value:
+        return (
+            self._name,
+            self._state,
+            "".join(self._buf),
+            tuple(sorted(self._keys)),
+            tuple(frame.to_value() for frame in self._stack),
+            self._quote,
+            self._triple,
+            self._closing,
+            self._esc,
+            self._esc_kind,
+        )
+
+    def _load_own(self, value: Value) -> None:
+        name, state, buf, keys, stack, quote, triple, closing, esc, esc_kind = as_tuple(value, 10)
+        self._name = as_str(name)
+        self._state = as_int(state)
+        self._buf = as_pieces(buf)
+        self._keys = set(as_strs(keys))
+        self._stack = [_Frame.from_value(frame) for frame in as_items(stack)]
+        self._quote = as_str(quote)
+        self._triple = as_bool(triple)
+        self._closing = as_int(closing)
+        self._esc = as_str(esc)
+        self._esc_kind = as_str(esc_kind)
 
     # ------------------------------------------------------------------ output
 

@@ -36,6 +36,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ..engine.codec import ArgSyntax
+from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str, as_strs, as_tuple
 from .base import Codec
 from .schema import declared_types, parameter_schema, streams_as_string, typed_value
 
@@ -99,6 +100,7 @@ class XmlParamsCodec(Codec):
         self._key_marker = options.key_marker
         self._value_start = options.value_start
         self._unwrap = options.unwrap
+        self._tool: str | None = None  # the tool's name, once known (set_name)
         self._held: tuple[str, str | None] | None = None  # unwrap candidate: (key, value text once complete)
         self._pending_key = ""
         self._params: Mapping[str, Any] | None = None
@@ -111,8 +113,47 @@ class XmlParamsCodec(Codec):
         self._count = 0
         self._keys: set[str] = set()  # the keys of this call so far: none is written twice
 
+    fast_strings = True
+
     def set_name(self, name: str) -> None:
+        self._tool = name
         self._params = self._tools.get(name)
+
+    def _own_value(self) -> Value:
+        """``(tool name, held unwrap candidate, pending key, state, key text, value text, streaming,
+        types, first character seen, parameters, keys)``; the tool's schema is read again from
+        the request's tools by name."""
+        held = None if self._held is None else (self._held[0], self._held[1])
+        return (
+            self._tool,
+            held,
+            self._pending_key,
+            self._state,
+            "".join(self._key),
+            "".join(self._value),
+            self._streaming,
+            self._types,
+            self._seen_start,
+            self._count,
+            tuple(sorted(self._keys)),
+        )
+
+    def _load_own(self, value: Value) -> None:
+        tool, held, pending_key, state, key, text, streaming, types, seen_start, count, keys = as_tuple(value, 11)
+        if tool is not None:
+            self.set_name(as_str(tool))
+        if held is not None:
+            held_key, held_text = as_tuple(held, 2)
+            self._held = (as_str(held_key), as_opt_str(held_text))
+        self._pending_key = as_str(pending_key)
+        self._state = as_int(state)
+        self._key = as_pieces(key)
+        self._value = as_pieces(text)
+        self._streaming = as_bool(streaming)
+        self._types = as_strs(types)
+        self._seen_start = as_bool(seen_start)
+        self._count = as_int(count)
+        self._keys = set(as_strs(keys))
 
     @property
     def in_value(self) -> bool:

@@ -2,13 +2,16 @@
 
 Imports only the standard library and ``trisect.errors``: nothing of the request, message,
 OpenAI, grammar or shell layers. Its one output is typed events (``events``). Modules:
-``spec`` (how a format is described), ``compile`` (the per-state tables), ``event_stream`` (the public
-stream: feed, finish, copy, fast paths) over ``machine`` (the table interpreter), ``lexer``
-(held-back text, token-id alignment), ``guards`` (whether a guarded marker counts), ``tracker``
-and ``call`` (the open tool call and its phase), ``fields`` (whitespace of reasoning and
-content), ``headers`` (message headers), ``trace`` (what a stream consumed, for
-``trisect.testing``'s nothing-lost check), ``codec`` (the argument-codec protocol),
-``jsonscan``, ``vocab`` (the tokenizer as the engine sees it), ``stream_options``.
+``spec`` (how a format is described), ``compile`` (the per-state tables), ``event_stream`` (the
+public stream: feed, finish, copy, fast paths) over ``machine`` (the table interpreter), which
+composes the stream's state components, each with its own ``copy()`` and plain value
+(``value``): ``lexer`` (held-back text, token-id alignment), ``tracker`` and ``call`` (the calls
+streamed and the open tool call with its phase and codec), ``fields`` (whitespace of reasoning
+and content), ``headers`` (message headers), ``block`` (a block or list of calls), ``deferred``
+(reasoning held for a fallback). Also ``guards`` (whether a guarded marker counts), ``trace``
+(what a stream consumed, for ``trisect.testing``'s nothing-lost check), ``codec`` (the
+argument-codec protocol), ``jsonscan``, ``vocab`` (the tokenizer as the engine sees it),
+``stream_options``.
 
 Rules, all formats alike (each implemented in the module named in brackets):
 
@@ -74,7 +77,7 @@ Rules, all formats alike (each implemented in the module named in brackets):
   or none of it: its content (text between calls, rejected calls) is held until the block
   yields a call (then its markers were structure and the held text is content, in order) or
   ends without one (then all of its text, its markers included, is content — unless it was
-  markers and whitespace only). [machine]
+  markers and whitespace only). [block, machine]
 * A call cut off by the end of the output is not content: ``finish()`` reports it in
   ``ToolCallUnfinished`` with its raw text, from its first marker to the end of the output (the
   message's ``unfinished_call``; one already streamed is discarded by its index), so no protocol
@@ -88,7 +91,9 @@ Rules, all formats alike (each implemented in the module named in brackets):
   of the vocabulary (naming the id and its position); text and ids given together that tell
   different stories past the alignment tolerance (naming the output offset). [lexer]
 * ``copy()`` forks a stream at the current point: an independent stream in the same state
-  (``n > 1`` sampling from one prompt, beam search, speculative rollback). [every part]
+  (``n > 1`` sampling from one prompt, beam search, speculative rollback). A stream's state is
+  a plain value (``to_value`` / ``from_value``: ints, strs, bytes, enums, tuples; bounded by the
+  text it holds), and ``copy()`` is that value read back. [value, every component]
 
 Cost: O(len(delta) + tokens in delta) per ``feed``, amortised; memory O(open call + held
 text); ``copy()`` O(that state).

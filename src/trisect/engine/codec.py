@@ -20,10 +20,14 @@ A factory also says how a grammar writes its arguments (``grammar``: an ``ArgSyn
 reason none can); the engine never reads that, ``trisect.grammar`` does. The codecs
 themselves live in ``trisect.codecs``.
 
-A stream's ``copy()`` copies the open call's codec: with the codec's own ``copy()`` method if
-it has one, else field by field (``engine.call.clone``), sharing mappings (the request's tool
-schemas, which a codec only reads). So a codec keeps its mutable state in attributes, lists,
-sets and deques, never in a mapping — or defines ``copy()``.
+A codec's state is a plain value (``engine.value``): ``to_value()`` writes it, ``restore(value)``
+reads it into a fresh codec of the same factory (the factory and the request's tools are the
+configuration, never part of the value). A stream's ``copy()`` and its written-out state go
+through them, so a codec keeps nothing else between calls.
+
+String fast path: inside a string of a streamed call (``in_string`` / ``in_string_value``), the
+engine hands a delta that holds none of ``string_stops`` to ``string_piece`` when
+``fast_strings`` is set: ``feed`` + ``take`` in one call, the same result.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .stream_options import ToolIndex
+from .value import Value
 
 
 class CallCodec(Protocol):
@@ -52,6 +57,11 @@ class CallCodec(Protocol):
     @property
     def in_string_value(self) -> bool: ...  # inside a streamed raw string value (unstructured codecs)
 
+    @property
+    def fast_strings(self) -> bool: ...  # string_piece applies (see the module docstring)
+    @property
+    def string_stops(self) -> str: ...  # characters that may end a string (structured codecs)
+
     def accepts_key(self, raw: str) -> bool: ...  # inside a value: may this key open the next parameter (Rule.key_end)
 
     def feed(self, s: str, i: int, end: int) -> int: ...
@@ -59,6 +69,9 @@ class CallCodec(Protocol):
     def set_name(self, name: str) -> None: ...
     def take(self) -> str: ...
     def close(self) -> str | None: ...
+    def string_piece(self, text: str) -> str: ...
+    def to_value(self) -> Value: ...
+    def restore(self, value: Value) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,9 @@ class CompiledFormat:
     # added tokens that are pieces of a marker matched as text (a marker of several tokens):
     # their text must reach the lexer even when the vocabulary calls them control tokens
     marker_part_ids: frozenset[int] = frozenset()
+    # the added tokens a stream that detokenizes ids decodes although they may be control
+    # tokens: the special markers and the pieces of markers matched as text
+    decoded_ids: frozenset[int] = frozenset()
 
     def start_state(self, state: str) -> StateTable:
         return self.states[state]
@@ -189,6 +192,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
     def ids_for(terminal: str) -> frozenset[int]:
         return frozenset(i for i, t in special_ids.items() if t == terminal)
 
+    parts = _marker_parts(spec, vocab, special)
     return CompiledFormat(
         spec=spec,
         states=states,
@@ -198,7 +202,8 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         marker_of=marker_of,
         think_start_ids=ids_for("THINK_START"),
         think_end_ids=ids_for("THINK_END"),
-        marker_part_ids=_marker_parts(spec, vocab, special),
+        marker_part_ids=parts,
+        decoded_ids=frozenset(special_ids) | parts,
     )
 
 

@@ -6,24 +6,37 @@ live marker can start (the commonest delta by far: a word of reasoning, of conte
 string argument) skips the scanner and gives the same events the scanner would. The rules are
 listed in the engine package docstring (``trisect.engine``).
 
+Its state is the machine's components (``machine``); ``copy()`` and ``to_value()`` /
+``from_value()`` (``engine.value``) go through their values.
+
 Cost: O(len(delta) + tokens in delta) per ``feed``, amortised; ``copy()`` O(held state: the
 held text, the open call, queued special ids), not O(output).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 
 from ..errors import StreamError
+from .block import BlockPhase, Held
 from .call import Call
-from .compile import Lexicon
+from .call import Phase as CallPhase
+from .codec import CodecFactory
+from .compile import CompiledFormat, Lexicon
 from .events import ContentText, Event, ReasoningText, ToolCallUnfinished
-from .lexer import ALIGNED, TEXT, utf8_len
-from .machine import DEFERRING, FINISHED, HOLDING, RUNNING, Machine
+from .lexer import ALIGNED, TEXT, Mode, utf8_len
+from .machine import DEFERRING, FINISHED, HOLDING, RUNNING, Machine, Phase
 from .spec import Region
+from .stream_options import StreamOptions
 from .trace import Trace
+from .value import Value
+from .vocab import Vocab
 
 _REASONING, _CONTENT, _ARGS = Region.REASONING, Region.CONTENT, Region.ARGS
+
+VALUE_ENUMS: tuple[type[enum.Enum], ...] = (Phase, Mode, CallPhase, BlockPhase, Held)
+"""Every enum whose members appear in a stream's value, in a fixed order (for encoders)."""
 
 
 class EventStream(Machine):
@@ -33,24 +46,36 @@ class EventStream(Machine):
     __slots__ = ()
 
     def copy(self) -> EventStream:
-        """An independent stream that continues from this point. Cost O(held state)."""
-        new = EventStream.__new__(EventStream)
-        new._c, new._spec, new._request, new._st = self._c, self._spec, self._request, self._st
-        new.in_reasoning = self.in_reasoning
-        new._lex = self._lex.copy()
-        new._calls = self._calls.copy()
-        new._fields = self._fields.copy()
-        new._header = self._header.copy()
-        new._deferred = self._deferred[:]
-        new._out = []
-        new._offset, new._at, new._phase = self._offset, self._at, self._phase
-        new.reasoning_ended = self.reasoning_ended
-        new._block = self._block[:] if self._block is not None else None
-        new._spill = self._spill[:] if self._spill is not None else None
-        new._list = self._list[:] if self._list is not None else None
-        new._list_calls, new._list_held = self._list_calls[:], self._list_held[:]
+        """An independent stream that continues from this point (its trace, if any, copied
+        too). Cost O(held state)."""
+        new = EventStream(
+            self._c,
+            self._request,
+            vocab=self._lex.vocab,
+            atomic_tool_calls=self._calls.atomic,
+            codec=self._calls.codec,
+            value=self.to_value(),
+        )
         new.trace = self.trace.copy() if self.trace is not None else None
         return new
+
+    @classmethod
+    def from_value(
+        cls,
+        compiled: CompiledFormat,
+        request: StreamOptions,
+        value: Value,
+        *,
+        vocab: Vocab | None = None,
+        atomic_tool_calls: bool = False,
+        codec: CodecFactory | None = None,
+    ) -> EventStream:
+        """The stream whose ``to_value()`` was ``value``, made with the same configuration (the
+        compiled format, request options, tokenizer and atomicity it was made with). A value of
+        another shape is a ``ValueError``."""
+        if type(value) is not tuple:
+            raise ValueError("a stream's value is a tuple")
+        return cls(compiled, request, vocab=vocab, atomic_tool_calls=atomic_tool_calls, codec=codec, value=value)
 
     # ------------------------------------------------------------------ public API
 
@@ -67,7 +92,7 @@ class EventStream(Machine):
         """Record from now on the spans of output the stream consumes (``engine.trace``), for
         ``trisect.testing``'s nothing-lost check."""
         trace = self.trace = Trace()
-        if self._block is not None:
+        if self._block.open:
             trace.enter(self._offset)  # inside a block of calls (the envelope the machine holds)
         return trace
 
@@ -91,11 +116,11 @@ class EventStream(Machine):
                 if (region is _REASONING or region is _CONTENT) and (starts is None or starts.search(text) is None):
                     # the commonest delta, inlined: plain text of a field
                     self._offset += len(text)
-                    f = 0 if region is _REASONING else 1
-                    t = self._fields.trim(f, text)
-                    if not t:
-                        return []
-                    return [ReasoningText(t)] if f == 0 else [ContentText(t)]
+                    if region is _REASONING:
+                        t = self._fields.reasoning.trim(text)
+                        return [ReasoningText(t)] if t else []
+                    t = self._fields.content.trim(text)
+                    return [ContentText(t)] if t else []
                 if region is _ARGS:
                     call = self._calls.open
                     if call is not None:
@@ -132,7 +157,8 @@ class EventStream(Machine):
         if self._lex.mode is ALIGNED:
             self._lex.check_alignment(self._offset)
         call = self._calls.open
-        if self._list:  # a list of calls that must close, with a call in it: not a list
+        block = self._block
+        if block.listing and block.list_text:  # a list of calls that must close, with a call in it: not a list
             self._cut_list()
         elif call is not None:
             if call.closed:
@@ -141,22 +167,22 @@ class EventStream(Machine):
                 k = len(self._out)
                 self._calls.unfinished(self._out)
                 ev = self._out[k] if k < len(self._out) else None
-                held = self._take_spill()
+                held = block.take_held()
                 if held.strip() and isinstance(ev, ToolCallUnfinished):
                     # the block it opened in yielded no call: its text goes with the call's
                     self._out[k] = ToolCallUnfinished(ev.index, held + ev.text, ev.reason)
-        elif self._block is not None and "".join(self._block).strip():
+        elif block.text().strip():
             # the output ended inside a block of calls, before a call: its markup is not content
-            text = self._take_spill() if self._spill is not None else "".join(self._block)
+            undecided = block.phase is BlockPhase.UNDECIDED
+            text = block.take_held() if undecided else block.text()
             self._out.append(ToolCallUnfinished(None, text, "the output ended inside a block of calls"))
-        if self._spill is not None:
+        if block.phase is BlockPhase.UNDECIDED:
             self._give_back()  # the output ended in a block (after its last call) that yielded no call
         self._content(self._header.abandon(""))
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         if self._phase is DEFERRING or self._phase is HOLDING:  # nothing after the held reasoning: content
-            deferred, self._deferred = self._deferred, []
-            for piece in deferred:
+            for piece in self._deferred.take():
                 self._field(_CONTENT, piece)
         self._phase = FINISHED
         if self.trace is not None:
@@ -180,12 +206,12 @@ class EventStream(Machine):
         if starts is not None and starts.search(text) is not None:
             return None
         self._offset += len(text)
-        if region is _REASONING or region is _CONTENT:
-            f = 0 if region is _REASONING else 1
-            t = self._fields.trim(f, text)
-            if not t:
-                return []
-            return [ReasoningText(t)] if f == 0 else [ContentText(t)]
+        if region is _REASONING:
+            t = self._fields.reasoning.trim(text)
+            return [ReasoningText(t)] if t else []
+        if region is _CONTENT:
+            t = self._fields.content.trim(text)
+            return [ContentText(t)] if t else []
         self._out = []
         self._text(text)
         return self._out

@@ -19,37 +19,47 @@ O(run). Memory O(held whitespace).
 
 from __future__ import annotations
 
+from .value import Value, as_bool, as_pieces, as_str, as_tuple
+
 _WS = " \t\r\n"
 
 
-class Fields:
-    """Per field (0: reasoning, 1: content): emitted yet, and the trailing whitespace held."""
+class Field:
+    """One field (reasoning or content): whether it has emitted text yet, and the trailing
+    whitespace it holds."""
 
-    __slots__ = ("_strip", "_started", "_held", "_skip_ws")
+    __slots__ = ("_strip", "started", "_held")
 
     def __init__(self, strip: str) -> None:
         self._strip = strip
-        self._started = [False, False]
-        self._held: list[list[str]] = [[], []]
-        self._skip_ws = ""  # whitespace of a SKIP region, kept only if text follows it
+        self.started = False
+        self._held: list[str] = []
 
-    def copy(self) -> Fields:
-        new = Fields(self._strip)
-        new._started = self._started[:]
-        new._held = [self._held[0][:], self._held[1][:]]
-        new._skip_ws = self._skip_ws
+    def copy(self) -> Field:
+        return Field.from_value(self._strip, self.to_value())
+
+    def to_value(self) -> Value:
+        """``(started, held whitespace)``."""
+        return (self.started, "".join(self._held))
+
+    @classmethod
+    def from_value(cls, strip: str, value: Value) -> Field:
+        started, held = as_tuple(value, 2)
+        new = cls(strip)
+        new.started = as_bool(started)
+        new._held = as_pieces(held)
         return new
 
-    def trim(self, f: int, text: str) -> str:
-        """The part of ``text`` field ``f`` can emit now (see the module docstring)."""
+    def trim(self, text: str) -> str:
+        """The part of ``text`` the field can emit now (see the module docstring)."""
         strip = self._strip
-        if not self._started[f]:
+        if not self.started:
             text = text.lstrip(strip)
             if not text:
                 return ""
-            self._started[f] = True
+            self.started = True
         body = text.rstrip(strip)
-        held = self._held[f]
+        held = self._held
         if not body:
             held.append(text)
             return ""
@@ -60,6 +70,33 @@ class Fields:
         if tail:
             held.append(tail)
         return body
+
+
+class Fields:
+    """Reasoning, content, and the whitespace of an envelope region (``Region.SKIP``)."""
+
+    __slots__ = ("reasoning", "content", "_skip_ws")
+
+    def __init__(self, reasoning: Field, content: Field, skip_ws: str = "") -> None:
+        self.reasoning = reasoning
+        self.content = content
+        self._skip_ws = skip_ws  # whitespace of a SKIP region, kept only if text follows it
+
+    @classmethod
+    def start(cls, strip: str) -> Fields:
+        return cls(Field(strip), Field(strip))
+
+    def copy(self) -> Fields:
+        return Fields(self.reasoning.copy(), self.content.copy(), self._skip_ws)
+
+    def to_value(self) -> Value:
+        """``(reasoning, content, envelope whitespace)``."""
+        return (self.reasoning.to_value(), self.content.to_value(), self._skip_ws)
+
+    @classmethod
+    def from_value(cls, strip: str, value: Value) -> Fields:
+        reasoning, content, skip_ws = as_tuple(value, 3)
+        return cls(Field.from_value(strip, reasoning), Field.from_value(strip, content), as_str(skip_ws))
 
     def skip_text(self, s: str) -> str:
         """Text of a ``Region.SKIP`` state outside a call: the content it carries, the same

@@ -10,6 +10,8 @@ Cost: O(header text) per header.
 
 from __future__ import annotations
 
+from .value import Value, as_int, as_str, as_tuple
+
 
 class Header:
     """The open message header of one stream (``None`` parts: no header open)."""
@@ -21,9 +23,18 @@ class Header:
         self.at = 0  # output offset where the header's text began (kept by the stream)
 
     def copy(self) -> Header:
-        new = Header()
-        new._parts = self._parts[:] if self._parts is not None else None
-        new.at = self.at
+        return Header.from_value(self.to_value())
+
+    def to_value(self) -> Value:
+        """``(text, at)``: the open header's text (``None``: no header open) and its offset."""
+        return ("".join(self._parts) if self._parts is not None else None, self.at)
+
+    @classmethod
+    def from_value(cls, value: Value) -> Header:
+        parts, at = as_tuple(value, 2)
+        new = cls()
+        new._parts = None if parts is None else [as_str(parts)]
+        new.at = as_int(at)
         return new
 
     def add(self, text: str) -> None:

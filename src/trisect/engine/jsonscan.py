@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import cast
 
+from .value import Value, as_bool, as_int, as_str, as_tuple
+
 Run = Callable[[str, int, int], "re.Match[str]"]
 
 
@@ -59,6 +61,23 @@ class JsonScanner:
         self._pending = ""  # the rest of a literal
         self._hex_left = 0
         self._num = _N_START  # where a number is in its grammar (_number_step): O(1) state per feed
+
+    def to_value(self) -> Value:
+        """``(open containers, state, in a key, rest of a literal, hex digits left, number state)``:
+        O(nesting depth)."""
+        return ("".join(self._stack), self._state, self._in_key, self._pending, self._hex_left, self._num)
+
+    @classmethod
+    def from_value(cls, value: Value) -> JsonScanner:
+        stack, state, in_key, pending, hex_left, num = as_tuple(value, 6)
+        new = cls()
+        new._stack = list(as_str(stack))
+        new._state = as_int(state)
+        new._in_key = as_bool(in_key)
+        new._pending = as_str(pending)
+        new._hex_left = as_int(hex_left)
+        new._num = as_int(num)
+        return new
 
     @property
     def done(self) -> bool:

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 from ..errors import RequestError, StreamError
 from .compile import CompiledFormat, Lexicon, StateTable
+from .value import Value, as_enum, as_int, as_items, as_str, as_tuple
 from .vocab import Detokenizer, Vocab
 
 ALIGN_TOLERANCE = 4
@@ -93,21 +94,40 @@ class Lexer:
         self._shift = 0  # drift measured at the last special token
         self.base = 0  # output offset of data[0] in the delta being scanned
 
+    @property
+    def vocab(self) -> Vocab | None:
+        return self._vocab
+
     def copy(self) -> Lexer:
         """An independent lexer in the same state. Cost O(held text + queued ids)."""
-        new = Lexer.__new__(Lexer)
-        new._compiled = self._compiled
-        new._vocab = self._vocab
-        new.mode = self.mode
-        new.hold = self.hold
-        new.num_tokens = self.num_tokens
-        new._detok = self._detok.copy() if self._detok is not None else None
-        new.specials = deque(self.specials)
-        new._id_bytes = self._id_bytes
-        new.text_bytes = self.text_bytes
-        new.tb_pos = self.tb_pos
-        new._shift = self._shift
-        new.base = self.base
+        return Lexer.from_value(self._compiled, self._vocab, self.to_value())
+
+    def to_value(self) -> Value:
+        """``(mode, hold, num_tokens, detokenizer, specials, id_bytes, text_bytes, shift)``: the
+        held text, the ids fed, the detokenizer's unfinished character (``None``: not
+        decoding), the queued special ids as ``(offset, terminal)`` pairs and the byte counts
+        that align them. ``tb_pos`` and ``base`` are set per delta (``begin``)."""
+        detok = self._detok.to_value() if self._detok is not None else None
+        specials = tuple(self.specials)
+        return (self.mode, self.hold, self.num_tokens, detok, specials, self._id_bytes, self.text_bytes, self._shift)
+
+    @classmethod
+    def from_value(cls, compiled: CompiledFormat, vocab: Vocab | None, value: Value) -> Lexer:
+        mode, hold, num_tokens, detok, specials, id_bytes, text_bytes, shift = as_tuple(value, 8)
+        new = cls(compiled, vocab)
+        new.mode = as_enum(mode, Mode)
+        new.hold = as_str(hold)
+        new.num_tokens = as_int(num_tokens)
+        if detok is not None:
+            if vocab is None or new.mode is not DECODING:
+                raise ValueError("a detokenizer's state without a decoding stream")
+            new._detok = Detokenizer.from_value(vocab, compiled.decoded_ids, detok)
+        for entry in as_items(specials):
+            offset, terminal = as_tuple(entry, 2)
+            new.specials.append((as_int(offset), as_str(terminal)))
+        new._id_bytes = as_int(id_bytes)
+        new.text_bytes = as_int(text_bytes)
+        new._shift = as_int(shift)
         return new
 
     # ------------------------------------------------------------------ input
@@ -136,8 +156,7 @@ class Lexer:
         if self.mode is TEXT:
             self.mode = DECODING if decode else ALIGNED
             if decode:
-                # pieces of a marker matched as text reach the lexer even if they are control tokens
-                self._detok = Detokenizer(vocab, {*self._compiled.special_ids, *self._compiled.marker_part_ids})
+                self._detok = Detokenizer(vocab, self._compiled.decoded_ids)
         elif (self.mode is DECODING) != decode:
             raise StreamError("feed either text with ids or ids alone, the same way for the whole stream")
         special_ids = self._compiled.special_ids

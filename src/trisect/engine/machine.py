@@ -1,17 +1,26 @@
 """The machine: the format's table, interpreted over the text of one stream.
 
-``Machine`` owns the current state (one ``StateTable`` of the compiled format) and the
-stream's ``Phase``. ``_process`` scans a delta for the markers live in the current state,
-routes the text between them to the region of the state (``_text``) and applies the table's
-rule at each marker (``_apply``). Its parts own the rest: ``Lexer`` (held-back text, token-id
-alignment), ``CallTracker`` (the open call), ``Fields`` (whitespace of reasoning and content),
-``Header`` (a message header). This is the reference behaviour: ``EventStream`` (``event_stream``)
-adds the public API and fast paths that give the same events for the deltas they take. The
-rules are listed in the engine package docstring (``trisect.engine``).
+``Machine`` owns the current state (one ``StateTable`` of the compiled format), the stream's
+``Phase``, the output offset and whether reasoning has ended. ``_process`` scans a delta for the
+markers live in the current state, routes the text between them to the region of the state
+(``_text``) and applies the table's rule at each marker (``_apply``). Its components own the
+rest, each a small class with its own ``copy()`` and plain value (``engine.value``):
+
+* ``Lexer`` (``lexer``): held-back text, token-id alignment;
+* ``CallTracker`` (``tracker``): the calls streamed so far and the open ``Call`` with its codec;
+* ``Fields`` (``fields``): whitespace of reasoning and content;
+* ``Header`` (``headers``): an open message header;
+* ``Block`` (``block``): a block or list of calls and the text it holds;
+* ``Deferred`` (``deferred``): reasoning held while it may be content.
+
+This is the reference behaviour: ``EventStream`` (``event_stream``) adds the public API and fast
+paths that give the same events for the deltas they take. The rules are listed in the engine
+package docstring (``trisect.engine``).
 
 Invariant: only new text is scanned (plus at most one held marker prefix).
 
-Cost: O(len(text) + markers in it) per ``_process``; memory O(open call + held text).
+Cost: O(len(text) + markers in it) per ``_process``; memory O(open call + held text); ``copy()``
+and ``to_value()`` O(that state).
 """
 
 from __future__ import annotations
@@ -19,17 +28,21 @@ from __future__ import annotations
 import enum
 
 from ..errors import MalformedOutputError
+from .block import CONTENT_TEXT, SKIP_TEXT, UNDECIDED, Block
 from .call import Call
+from .codec import CodecFactory
 from .compile import CompiledFormat
+from .deferred import Deferred
 from .events import ContentText, Event, ReasoningEnd, ReasoningText, ToolCallAborted, ToolCallUnfinished
 from .fields import Fields
 from .guards import marker_counts
 from .headers import Header
 from .lexer import TEXT, Lexer, holdback
-from .spec import Act, Region, Rule
+from .spec import REASONING, Act, Region, Rule
 from .stream_options import StreamOptions
 from .trace import Trace
 from .tracker import CallTracker
+from .value import Value, as_bool, as_enum, as_int, as_str, as_tuple
 from .vocab import Vocab
 
 _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region.NAME, Region.CALL_ID
@@ -38,7 +51,6 @@ _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these i
 _NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
 _FIELDS = (_REASONING, _CONTENT)
 _KEPT = Act.MARKER_TEXT
-_MARKER, _SKIP_TEXT, _CONTENT_TEXT = 0, 1, 2  # kinds of a held block's text (Machine._spill)
 
 
 class Phase(enum.Enum):
@@ -57,29 +69,26 @@ FRESH, DEFERRING, HOLDING, RUNNING, FINISHED = Phase
 
 
 class Machine:
-    """The state of one stream and the table interpreter (see the module docstring)."""
+    """The state of one stream and the table interpreter (see the module docstring).
+
+    ``value``: start from the state a stream wrote (``to_value``) instead of ``initial_state``;
+    ``codec``: the factory of each call's codec (default: the format's)."""
 
     __slots__ = (
         "_c",
-        "_spec",
         "_request",
-        "_phase",
         "_st",
+        "_phase",
+        "_offset",
+        "reasoning_ended",
         "_lex",
         "_calls",
         "_fields",
         "_header",
-        "_deferred",
         "_block",
-        "_spill",
-        "_list",
-        "_list_calls",
-        "_list_held",
+        "_deferred",
         "_out",
-        "_offset",
         "_at",
-        "reasoning_ended",
-        "in_reasoning",
         "trace",
     )
 
@@ -88,48 +97,72 @@ class Machine:
         compiled: CompiledFormat,
         request: StreamOptions,
         *,
-        initial_state: str,
+        initial_state: str = "CONTENT",
         vocab: Vocab | None = None,
         atomic_tool_calls: bool = False,
+        codec: CodecFactory | None = None,
+        value: Value = None,
     ) -> None:
+        spec = compiled.spec
         self._c = compiled
-        self._spec = compiled.spec
         self._request = request
-        self._st = compiled.states[initial_state]
-        # the current state's text is reasoning: kept with ``_st`` (read per delta by the
-        # OpenAI layer's usage count, so a plain attribute rather than a property)
-        self.in_reasoning = self._st.region is _REASONING
-        self._lex = Lexer(compiled, vocab)
-        self._calls = CallTracker(compiled.spec, request, atomic=atomic_tool_calls)
-        self._fields = Fields(compiled.spec.strip)
-        self._header = Header()  # the open message header (Region.HEADER)
-        self._deferred: list[str] = []  # reasoning held while DEFERRING
-        # inside a block of calls with no call open: its text since its opener or its last call
-        # (None: not in a block), given back if the output ends there (``unfinished_block``)
-        self._block: list[str] | None = None
-        # the text of a block of calls in which no call has ended as a call yet, in order, as
-        # (text, kind: _MARKER / _SKIP_TEXT / _CONTENT_TEXT); None: no block, or it yielded a
-        # call. Its content waits: a block that yields no call is content whole, markers
-        # included (all of its text, or none)
-        self._spill: list[tuple[str, int]] | None = None
-        # ``FormatSpec.whole_list``: the text of the open list of calls so far (its calls' and the
-        # text between them; None: not in one), the indexes of its calls already streamed, and
-        # (atomic streams) the events of its complete calls, held until the list closes
-        self._list: list[str] | None = None
-        self._list_calls: list[int] = []
-        self._list_held: list[Event] = []
-        self._out: list[Event] = []
-        self._offset = 0  # characters of output processed before the current data
+        self._out: list[Event] = []  # the events of the feed being processed
         self._at = 0  # output offset of the marker being applied
-        self.reasoning_ended = initial_state != "REASONING"
-        self._phase = FRESH if compiled.spec.content_prefix else self._running_phase()
         self.trace: Trace | None = None  # set to a Trace to record what the stream consumes
+        if value is None:
+            self._st = compiled.states[initial_state]
+            self._offset = 0  # characters of output processed before the current data
+            self.reasoning_ended = initial_state != REASONING
+            self._lex = Lexer(compiled, vocab)
+            self._calls = CallTracker(spec, request, atomic=atomic_tool_calls, codec=codec)
+            self._fields = Fields.start(spec.strip)
+            self._header = Header()
+            self._block = Block(spec.whole_list)
+            self._deferred = Deferred()
+            self._phase = FRESH if spec.content_prefix else self._running_phase()
+            return
+        state, phase, offset, ended, lex, calls, fields, header, block, deferred = as_tuple(value, 10)
+        name = as_str(state)
+        if name not in compiled.states:
+            raise ValueError(f"{spec.name} has no state {name!r}")
+        self._st = compiled.states[name]
+        self._phase = as_enum(phase, Phase)
+        self._offset = as_int(offset)
+        self.reasoning_ended = as_bool(ended)
+        self._lex = Lexer.from_value(compiled, vocab, lex)
+        self._calls = CallTracker.from_value(spec, request, calls, atomic=atomic_tool_calls, codec=codec)
+        self._fields = Fields.from_value(spec.strip, fields)
+        self._header = Header.from_value(header)
+        self._block = Block.from_value(spec.whole_list, block)
+        self._deferred = Deferred.from_value(deferred)
+
+    def to_value(self) -> Value:
+        """``(state, phase, offset, reasoning_ended, lexer, calls, fields, header, block,
+        deferred)``: everything the stream holds but its configuration (the compiled format,
+        the request's options, the tokenizer, the codec factory) and its trace."""
+        return (
+            self._st.name,
+            self._phase,
+            self._offset,
+            self.reasoning_ended,
+            self._lex.to_value(),
+            self._calls.to_value(),
+            self._fields.to_value(),
+            self._header.to_value(),
+            self._block.to_value(),
+            self._deferred.to_value(),
+        )
 
     def _running_phase(self) -> Phase:
-        fallback = self._spec.reasoning_fallback
+        fallback = self._c.spec.reasoning_fallback
         if fallback is not None and not self.reasoning_ended and fallback(self._request):
             return DEFERRING
         return RUNNING
+
+    @property
+    def in_reasoning(self) -> bool:
+        """The current state's text is reasoning."""
+        return self._st.region is _REASONING
 
     # ------------------------------------------------------------------ scanning
 
@@ -142,7 +175,7 @@ class Machine:
     def _process(self, text: str, final: bool) -> None:
         if self._phase is FRESH:
             self._phase = self._running_phase()
-            self._field(_CONTENT, self._spec.content_prefix)
+            self._field(_CONTENT, self._c.spec.content_prefix)
         lex = self._lex
         calls = self._calls
         terminal_of = self._c.terminal_of
@@ -176,10 +209,8 @@ class Machine:
             if m is None:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
                 if keep > pos:
-                    if final and self._block is not None and calls.open is None and st.region is _SKIP:
-                        self._block.append(data[pos:keep])  # the block's last text: cut-off markup
-                        if self._spill is not None:
-                            self._spill.append((data[pos:keep], _SKIP_TEXT))
+                    if final and self._block.open and calls.open is None and st.region is _SKIP:
+                        self._block.skip_text(data[pos:keep])  # the block's last text: cut-off markup
                     else:
                         self._text(data[pos:keep])
                 lex.hold = data[keep:]
@@ -263,30 +294,32 @@ class Machine:
         elif region is _HEADER:
             self._header.add(s)
         elif calls.open is None and region is _SKIP:
-            if self._block is not None:
-                self._block.append(s)
-            if self._spill is not None:
-                self._spill.append((s, _SKIP_TEXT))  # content only if the block yields a call
-                return
-            self._content(self._fields.skip_text(s))
+            if not self._block.skip_text(s):  # held: content only if the block yields a call
+                self._content(self._fields.skip_text(s))
 
     def _field(self, region: Region, s: str) -> None:
-        if region is _REASONING and self._phase is DEFERRING:
-            self._deferred.append(s)
+        if region is _REASONING:
+            if self._phase is DEFERRING:
+                self._deferred.add(s)
+                return
+            if self._phase is HOLDING:
+                self._held_is_reasoning()
+            t = self._fields.reasoning.trim(s)
+            if t:
+                self._out.append(ReasoningText(t))
             return
-        if self._phase is HOLDING and (region is _REASONING or not s.isspace()):
+        if self._phase is HOLDING and not s.isspace():
             self._held_is_reasoning()
-        f = 0 if region is _REASONING else 1
-        if f and self._spill is not None and self._st.region is not region:
-            self._spill.append((s, _CONTENT_TEXT))  # inside an undecided block: held with it
-            return
-        if f and not s.isspace() and self._st.region is not region:
-            self._block = None  # part of the block is content: the rest follows it (not a block after all)
-            if self.trace is not None:
-                self.trace.spill()
-        t = self._fields.trim(f, s)
+        if self._st.region is not _CONTENT:  # content that arises in a block of calls
+            if self._block.holds_content(s):  # an undecided block holds it with its text
+                return
+            if not s.isspace():
+                self._block.spill()  # part of the block is content: the rest follows it (not a block after all)
+                if self.trace is not None:
+                    self.trace.spill()
+        t = self._fields.content.trim(s)
         if t:
-            self._out.append(ReasoningText(t) if f == 0 else ContentText(t))
+            self._out.append(ContentText(t))
 
     def _content(self, text: str | None) -> None:
         if text:
@@ -304,10 +337,8 @@ class Machine:
         if trace is not None and marker and not kept and calls.open is None and self._st.region is not _HEADER:
             label = not acts and self._st.region is self._c.states[rule.next].region and terminal not in self._c.special
             trace.applied(marker, self._at, acts, label)
-        if self._block is not None and calls.open is None and Act.CALL_START not in acts:
-            self._block.append(marker)
-            if self._spill is not None:
-                self._spill.append((marker, _MARKER))
+        if calls.open is None and Act.CALL_START not in acts:
+            self._block.marker(marker)
         if calls.open is not None and not any(a in _NOT_NOTED for a in acts):
             calls.note(marker)
         nxt = rule.next
@@ -319,13 +350,12 @@ class Machine:
         for act in acts:
             if act is Act.REASONING_END:
                 if self._phase is DEFERRING:
-                    if self._spec.fallback_when_empty:  # reasoning if anything follows: hold it till then
+                    if self._c.spec.fallback_when_empty:  # reasoning if anything follows: hold it till then
                         self._phase = HOLDING
                         self.reasoning_ended = True  # the block ended here (the token view's answer too)
                         continue
-                    held, self._deferred = self._deferred, []  # reasoning after all: release it
                     self._phase = RUNNING
-                    for piece in held:
+                    for piece in self._deferred.take():  # reasoning after all: release it
                         self._field(_REASONING, piece)
                 if not self.reasoning_ended:
                     self.reasoning_ended = True
@@ -365,33 +395,25 @@ class Machine:
             self._header.at = self._at + len(marker)
         if (region in _FIELDS) is not (st.region in _FIELDS):
             if region not in _FIELDS:
-                if self._spill is not None:
+                if self._block.phase is UNDECIDED:
                     self._give_back()
-                self._block = None
-                if self._list is not None:  # the list closed: its calls stand
-                    self._out += self._list_held
-                    self._list, self._list_calls, self._list_held = None, [], []
+                self._block.leave(self._out)  # a list closed: its calls stand
                 if self.trace is not None:
                     self.trace.leave(self._at + len(marker))
             elif Act.CALL_START in acts or any(Act.CALL_START in r.acts for r in st.rules.values()):
                 # a block of calls opens
                 # (not a message's end marker, such as Harmony's <|end|>); a call's marker is its own
-                self._block = [] if Act.CALL_START in acts else [marker]
-                self._spill = [] if Act.CALL_START in acts else [(marker, _MARKER)]
-                if self._spec.whole_list:
-                    self._list = [] if Act.CALL_START in acts else [marker]
+                self._block.begin("" if Act.CALL_START in acts else marker)
                 if self.trace is not None:
                     self.trace.enter(self._at)
         self._st = st
-        self.in_reasoning = st.region is _REASONING
         if kept:
             self._text(marker)  # the marker is text of the state it leads to
 
     def _held_is_reasoning(self) -> None:
         """Something followed the held reasoning block (HOLDING): it is reasoning, and it ended."""
-        held, self._deferred = self._deferred, []
         self._phase = RUNNING
-        for piece in held:
+        for piece in self._deferred.take():
             self._field(_REASONING, piece)
         self._out.append(ReasoningEnd())
 
@@ -410,20 +432,17 @@ class Machine:
     def _end_call(self, end: int) -> None:
         """The open call ends at output offset ``end``."""
         call = self._calls.open
-        if self._block is not None:
-            if self._list is not None:
-                self._list += self._block
-            self._block = []  # the block's text starts again after the call
+        block = self._block
+        block.call_ends()  # the block's text starts again after the call
         k = len(self._out)
         text = self._calls.end(self._out)
-        if self._list is not None and call is not None and text is None:
-            self._list.append("".join(call.raw))
+        if block.listing and call is not None and text is None:
             if self._calls.atomic:  # held until the list closes
-                self._list_held += self._out[k:]
+                block.call_stands("".join(call.raw), call.index, self._out[k:])
                 del self._out[k:]
             else:
-                self._list_calls.append(call.index)
-        if text is None and self._spill is not None:
+                block.call_stands("".join(call.raw), call.index, None)
+        if text is None and block.phase is UNDECIDED:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
             self._content(text)
@@ -445,40 +464,32 @@ class Machine:
         elif self._request.strict:
             raise MalformedOutputError("unfinished list of tool calls", state=self._st.name, position=self._offset)
         reason = "the output ended inside its list of calls"
-        out += [ToolCallAborted(i, reason) for i in self._list_calls]
-        text = "".join(self._list or ()) + "".join(self._block or ()) + tail
-        out.append(ToolCallUnfinished(index, text, reason))
-        self._list, self._list_calls, self._list_held = None, [], []
-        self._block = self._spill = None
+        streamed, text = self._block.cut()
+        out += [ToolCallAborted(i, reason) for i in streamed]
+        out.append(ToolCallUnfinished(index, text + tail, reason))
 
     def _release(self) -> None:
         """The held block yields a call: its text that is not a marker is content, in order."""
-        held, self._spill = self._spill or [], None
-        for s, kind in held:
-            if kind == _SKIP_TEXT:
+        for s, kind in self._block.release():
+            if kind is SKIP_TEXT:
                 self._content(self._fields.skip_text(s))
-            elif kind == _CONTENT_TEXT:
+            elif kind is CONTENT_TEXT:
                 self._content(s)
 
     def _give_back(self) -> None:
         """The held block ends without a call: all of its text is content, its markers
         included (unless it is only markers and whitespace: then none of it is)."""
-        held, self._spill = self._spill or [], None
-        text = "".join(s for s, _kind in held)
-        if any(kind != _MARKER for _s, kind in held) and text.strip():
+        text = self._block.give_back()
+        if text:
             if self.trace is not None:
                 self.trace.give_back()
             self._field(_CONTENT, text)
 
-    def _take_spill(self) -> str:
-        """The held block's text, markers included, taken out of the machine ("": none held)."""
-        held, self._spill = self._spill or [], None
-        return "".join(s for s, _kind in held)
-
     def _header_end(self, marker: str, default: str) -> str:
         """The header is complete: the spec maps it to the body's state (and a call's name)."""
         text = self._header.take()
-        route = self._spec.header(text) if self._spec.header is not None else None
+        header = self._c.spec.header
+        route = header(text) if header is not None else None
         if route is None:
             if self._request.strict:
                 raise MalformedOutputError(

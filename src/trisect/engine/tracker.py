@@ -20,21 +20,15 @@ Cost: O(argument text) per call; memory O(raw text of the open call + its codec'
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
-from functools import lru_cache
 
 from ..errors import MalformedOutputError, StreamError
-from .call import ABORTING, HELD_CLOSED, REJECTED, STREAMING, STREAMING_CLOSED, Call
+from .call import ABORTING, ARGS_OPEN, BROKEN, HELD_CLOSED, REJECTED, STREAMED, STREAMING, STREAMING_CLOSED, Call
+from .codec import CallCodec, CodecFactory
 from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, ToolCallStart, ToolCallUnfinished
 from .spec import FormatSpec
 from .stream_options import StreamOptions
-
-
-@lru_cache(maxsize=64)
-def _stops_regex(stops: str) -> re.Pattern[str]:
-    """A regex matching any character that may end a codec's string (``string_stops``)."""
-    return re.compile("[" + re.escape(stops) + "]")
+from .value import Value, as_int, as_tuple
 
 
 def valid_unicode(text: str) -> bool:
@@ -63,17 +57,27 @@ def _id_maker(
 
 
 class CallTracker:
-    """The open call of one stream and the calls streamed so far."""
+    """The open call of one stream and the calls streamed so far. ``codec``: the factory of
+    each call's codec (default: the format's)."""
 
-    __slots__ = ("_spec", "_tools", "_atomic", "_strict", "_new_id", "_count", "open")
+    __slots__ = ("_spec", "_request", "_codec", "_tools", "_atomic", "_strict", "_new_id", "_count", "open")
 
     @property
     def atomic(self) -> bool:
         """Calls are held to their end (``atomic_tool_calls``)."""
         return self._atomic
 
-    def __init__(self, spec: FormatSpec, request: StreamOptions, *, atomic: bool) -> None:
+    @property
+    def codec(self) -> CodecFactory | None:
+        """The factory of each call's codec."""
+        return self._codec
+
+    def __init__(
+        self, spec: FormatSpec, request: StreamOptions, *, atomic: bool, codec: CodecFactory | None = None
+    ) -> None:
         self._spec = spec
+        self._request = request
+        self._codec = codec if codec is not None else spec.codec
         self._tools = request.tool_index
         self._atomic = atomic
         self._strict = request.strict
@@ -82,32 +86,53 @@ class CallTracker:
         self.open: Call | None = None
 
     def copy(self) -> CallTracker:
-        new = CallTracker.__new__(CallTracker)
-        new._spec, new._tools, new._atomic, new._strict = self._spec, self._tools, self._atomic, self._strict
-        new._new_id, new._count = self._new_id, self._count
-        new.open = self.open.copy() if self.open is not None else None
+        value = self.to_value()
+        return CallTracker.from_value(self._spec, self._request, value, atomic=self._atomic, codec=self._codec)
+
+    def to_value(self) -> Value:
+        """``(calls streamed, the open call or None)``."""
+        return (self._count, self.open.to_value() if self.open is not None else None)
+
+    @classmethod
+    def from_value(
+        cls,
+        spec: FormatSpec,
+        request: StreamOptions,
+        value: Value,
+        *,
+        atomic: bool,
+        codec: CodecFactory | None = None,
+    ) -> CallTracker:
+        count, call = as_tuple(value, 2)
+        new = cls(spec, request, atomic=atomic, codec=codec)
+        new._count = as_int(count)
+        if call is not None:
+            new.open = Call.from_value(new._new_codec(), call)
         return new
+
+    def _new_codec(self) -> CallCodec:
+        factory = self._codec
+        if factory is None:
+            raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
+        return factory(self._tools)
 
     # ------------------------------------------------------------------ opening and ending
 
     def start(self, marker: str, at: int, state: str) -> None:
         """A call opens at ``marker`` (output offset ``at``, in state ``state``)."""
-        factory = self._spec.codec
-        if factory is None:
-            raise StreamError(f"{self._spec.name}: a call opened but the format has no argument codec")
-        self.open = Call(factory(self._tools), marker, at, state)
+        self.open = Call(self._new_codec(), marker, at, state)
 
     def end(self, out: list[Event]) -> str | None:
         """The open call ends. Returns the text that becomes content (a held malformed call)."""
         call = self.open
         assert call is not None
-        if call.phase.args_open:
+        if call.phase in ARGS_OPEN:
             self.args_end(out)
         self.open = None
         phase = call.phase
-        if phase.broken:
+        if phase in BROKEN:
             return self._finish_broken(call, out)
-        if phase.streamed:
+        if phase in STREAMED:
             out.append(ToolCallEnd(call.index))
             return None
         if call.name is None:
@@ -126,13 +151,13 @@ class CallTracker:
         reason = f"the output ended {where}" + (f" (and {call.reason})" if call.reason else "")
         if self._strict:
             raise MalformedOutputError(f"unfinished tool call: {reason}", state=call.state, position=call.start)
-        out.append(ToolCallUnfinished(call.index if call.phase.streamed else None, "".join(call.raw), reason))
+        out.append(ToolCallUnfinished(call.index if call.phase in STREAMED else None, "".join(call.raw), reason))
 
     def drop(self) -> str | None:
         """``Act.CALL_DROP``: a held call was the envelope of calls that open later: forget it.
         One that had a name was not an envelope: it is not a call (its text is returned)."""
         call = self.open
-        if call is None or call.phase.streamed:
+        if call is None or call.phase in STREAMED:
             return None
         self.open = None
         if "".join(call.name_parts).strip():
@@ -158,9 +183,9 @@ class CallTracker:
         return self._finish_broken(call, [])
 
     def _break(self, call: Call, reason: str) -> None:
-        if call.phase.broken:
+        if call.phase in BROKEN:
             return  # the first reason stands
-        call.phase = ABORTING if call.phase.streamed else REJECTED
+        call.phase = ABORTING if call.phase in STREAMED else REJECTED
         call.reason = reason
 
     # ------------------------------------------------------------------ text
@@ -214,8 +239,7 @@ class CallTracker:
         call = self.open
         assert call is not None
         codec = call.codec
-        quick = call.quick
-        if quick is not None and end > i:
+        if call.quick and end > i:
             stops = call.stops  # set for structured codecs
             if stops is not None:
                 plain = codec.in_string and not stops.search(data, i, end)
@@ -224,7 +248,7 @@ class CallTracker:
             if plain:  # inside a string of a streamed call: the codec's own fast path
                 text = data[i:end] if i or end != len(data) else data
                 call.raw.append(text)
-                piece = quick(text)
+                piece = codec.string_piece(text)
                 if piece:
                     out.append(ToolCallArguments(call.index, piece))
                 return end
@@ -253,17 +277,17 @@ class CallTracker:
         if call is None:
             return
         self.note(text)
-        if text.strip(" \t\r\n") and not call.phase.broken:
+        if text.strip(" \t\r\n") and call.phase not in BROKEN:
             self._break(call, "text after the arguments" if call.codec.done else "invalid arguments")
 
     def args_end(self, out: list[Event]) -> None:
         """``Act.ARGS_END``: the arguments are complete."""
         call = self.open
-        if call is None or not call.phase.args_open:
+        if call is None or call.phase not in ARGS_OPEN:
             return
         if call.name is None:
             self.name_end(out)
-            if not call.phase.args_open:
+            if call.phase not in ARGS_OPEN:
                 return
         rest = call.codec.close()
         if rest is None:
@@ -284,13 +308,13 @@ class CallTracker:
         piece = codec.take()
         if piece:
             self._release(call, piece, out)
-        if codec.failed and not call.phase.broken:
+        if codec.failed and call.phase not in BROKEN:
             self._break(call, "invalid arguments")
             if self._strict:
                 raise self._error(call)
 
     def _release(self, call: Call, piece: str, out: list[Event]) -> None:
-        if call.phase.streamed:
+        if call.phase in STREAMED:
             out.append(ToolCallArguments(call.index, piece))
         else:
             call.args.append(piece)
@@ -304,7 +328,7 @@ class CallTracker:
             self._break(call, f"the tool name {name!r} is not valid Unicode")
         elif self._spec.validate_names and tools and name not in tools:
             self._break(call, f"unknown tool {name!r}")
-        if not (call.phase.streamed or call.phase.broken or self._atomic):
+        if not (call.phase in STREAMED or call.phase in BROKEN or self._atomic):
             self._stream(call, out)
 
     def _stream(self, call: Call, out: list[Event]) -> None:
@@ -312,10 +336,7 @@ class CallTracker:
         self._count += 1
         call.index = index
         call.phase = STREAMING_CLOSED if call.phase is HELD_CLOSED else STREAMING
-        codec = call.codec
-        call.quick = getattr(codec, "string_piece", None)
-        if codec.structured:
-            call.stops = _stops_regex(getattr(codec, "string_stops", '"\\'))
+        call.streamed_paths()
         assert call.name is not None
         out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
         if call.args:

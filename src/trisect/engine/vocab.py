@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import RequestError
+from .value import Value
 
 
 @cache
@@ -185,8 +186,19 @@ class Detokenizer:
 
     def copy(self) -> Detokenizer:
         """An independent detokenizer in the same state (the bytes of an unfinished character)."""
-        new = Detokenizer(self._vocab, self._keep)
-        new._decoder.setstate(self._decoder.getstate())
+        return Detokenizer.from_value(self._vocab, self._keep, self.to_value())
+
+    def to_value(self) -> bytes:
+        """Its state: the bytes of a character not completed yet (at most 3)."""
+        pending, _flag = self._decoder.getstate()
+        return pending
+
+    @classmethod
+    def from_value(cls, vocab: Vocab, keep: Iterable[int], value: Value) -> Detokenizer:
+        if type(value) is not bytes or len(value) > 3:
+            raise ValueError("a detokenizer's state is the bytes of an unfinished character")
+        new = cls(vocab, keep)
+        new._decoder.setstate((value, 0))
         return new
 
     def keeps(self, token_id: int) -> bool:

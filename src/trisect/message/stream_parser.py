@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ..engine.event_stream import EventStream
 from ..engine.events import Event
+from ..engine.value import Value
 from .fold import fold
 from .types import Delta
 
@@ -27,6 +28,14 @@ class EventFilter(Protocol):
 
     def copy(self) -> EventFilter:
         """The same filter in the same state, for a copied stream."""
+        ...
+
+    def to_value(self) -> Value:
+        """Its state as a plain value (``trisect.engine.value``)."""
+        ...
+
+    def from_value(self, value: Value) -> EventFilter:
+        """A filter of the same request in the state ``value``."""
         ...
 
 
@@ -69,6 +78,11 @@ class StreamParser:
         prompt, beam search, speculative decoding that rolls rejected tokens back to a
         checkpoint. Cost O(held state: held text, the open call, queued ids), not O(output)."""
         return StreamParser(self._engine.copy(), self._keep.copy() if self._keep is not None else None)
+
+    def to_value(self) -> Value:
+        """Everything the stream holds, as a plain value (``trisect.engine.value``): ``(the engine's
+        value, the request filter's or None)``. ``Parser`` reads it back for the same request."""
+        return (self._engine.to_value(), self._keep.to_value() if self._keep is not None else None)
 
     @property
     def engine(self) -> EventStream:

@@ -19,6 +19,7 @@ from ..engine.events import (
     ToolCallStart,
     ToolCallUnfinished,
 )
+from ..engine.value import Value, as_bool, as_int, as_items, as_tuple
 from .options import Request
 
 _CALL_EVENTS = (ToolCallStart, ToolCallArguments, ToolCallEnd, ToolCallAborted)
@@ -40,9 +41,19 @@ class _EventFilter:
         self.dropped: set[int] = set()
 
     def copy(self) -> _EventFilter:
+        return self.from_value(self.to_value())
+
+    def to_value(self) -> Value:
+        """``(a call reached the client, the indexes of the calls dropped)``; the two switches
+        come from the request."""
+        return (self.done, tuple(sorted(self.dropped)))
+
+    def from_value(self, value: Value) -> _EventFilter:
+        """A filter of this request's switches in the state ``value`` (``to_value``)."""
+        done, dropped = as_tuple(value, 2)
         new = _EventFilter(single_call=self.single_call, reasoning=self.reasoning)
-        new.done = self.done
-        new.dropped = set(self.dropped)
+        new.done = as_bool(done)
+        new.dropped = {as_int(i) for i in as_items(dropped)}
         return new
 
     def __call__(self, events: Iterable[Event]) -> list[Event]:
