@@ -1,6 +1,6 @@
-"""Issue 10 §3: calls that are not calls, markers that leak, shapes a reference parser names.
+"""Calls that are not calls, markers that leak, shapes a reference parser names.
 
-Expected values are vLLM 0.33's (``/work/notes/vllm033/rules.md``, derived from its source) or,
+Expected values are vLLM 0.33's (read from its source, the lines cited per family) or,
 where vLLM loses or garbles text, trisect's rules for malformed output (cited per test):
 
 * Kimi-K2 (``parser/kimi_k2.py:49``, ``:179-216``): a header must begin with ``…:N``; the id is

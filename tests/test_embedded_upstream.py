@@ -1,9 +1,9 @@
 """The embedded upstream's own logic, over a scripted stand-in for ``xllamacpp.Server``
 (portable: no model, no xllamacpp). The chunk shapes are the ones llama.cpp's
-``/v1/completions`` handler streams (recorded in /work/notes/llamacpp: one token per chunk with
-its id in ``logprobs.content``, the end-of-generation token as a chunk with empty text, then a
-chunk with the finish reason and usage). The same code runs against the real model in
-``tests/test_embedded_model.py``.
+``/v1/completions`` handler streams through xllamacpp (the ``[serve]`` extra's pinned version): one
+token per chunk with its id in ``logprobs.content``, the end-of-generation token as a chunk with
+empty text, then a chunk with the finish reason and usage. The same code runs against the real
+model in ``tests/test_embedded_model.py``, which fails if the real server streams otherwise.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""Issue 10 §3: a reasoning format used without a tool format meets a tool-call marker inside
-open reasoning.
+"""A reasoning format used without a tool format meets a tool-call marker inside open reasoning.
 
 Rule (vLLM 0.33's reasoning pass, ``parser/engine/streaming_parser_engine.py:443-459``: a tool
 terminal whose transition ends reasoning re-emits the marker as text): reasoning ends at the
 marker, and the marker and everything after it are content, as written. The expected values are
 the rows of the qwen3 / glm45 / glm47 / kimi_k2 / mistral reasoning tables (``parser/qwen3.py:199-203``,
-``parser/glm47_moe.py:204-207``, ``parser/kimi_k2.py:103-106``, ``parser/mistral.py:216-220``),
-run through vLLM in /work/notes/vllm033/rules.md §a. With a tool format the same marker opens
+``parser/glm47_moe.py:204-207``, ``parser/kimi_k2.py:103-106``, ``parser/mistral.py:216-220``;
+docs/formats/vllm-engine.md, "A tool marker inside open reasoning"). With a tool format the same marker opens
 the call. Every case runs through the replay harness under every chunking, with the family's
 tokenizer (the marker matched by its id).
 """

@@ -1,4 +1,4 @@
-"""Issue 10 §3, start state: every reasoning format whose chat template is staged in
+"""Start state: every reasoning format whose chat template is staged in
 tests/data/templates starts where that template's generation prompt leaves the model, thinking
 on and off (the same switch passed to the template and to the parser, as vLLM passes
 ``chat_template_kwargs`` to both).
@@ -12,8 +12,8 @@ The prompt's tail is classified here from the rendered text alone (not by trisec
 * ``header``: it ends at the assistant header. Families whose reasoning is opted into by a
   marker the output writes (Mistral ``[THINK]``, Granite) start in content. Where the model
   writes the start marker itself (Qwen3, GLM-4.6, Kimi K2), the prompt does not decide; the switch
-  does, as in vLLM 0.33 (``/work/notes/vllm033/rules.md`` §b: glm45 / qwen3 / kimi_k2 start in
-  REASONING when thinking is on, the ``<think>`` the model writes is absorbed). The issue reads
+  does, as in vLLM 0.33 (docs/formats/vllm-engine.md, "Start state": glm45 / qwen3 / kimi_k2 start
+  in REASONING when thinking is on, the ``<think>`` the model writes is absorbed). The issue reads
   GLM-4.6 as starting in content here; that contradicts vLLM's parser and is left to the lead.
   Either way, the first output (``<think>plan</think>Hi``) parses the same.
 

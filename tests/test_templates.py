@@ -68,8 +68,8 @@ def test_the_llama_cpp_r1_template_writes_its_tools_as_a_json_list() -> None:
     assert f"the following function tools to satisfy the user's requests: {functions}\n" in prompt
 
 
-# Every real template under tests/data/templates (the 31 llama.cpp copies of /work/shared/data's
-# templates/llama.cpp/ and vLLM's example tool templates) renders three requests: a question, the
+# Every real template under tests/data/templates (the 31 llama.cpp copies and vLLM's example tool
+# templates, tests/data/README.md) renders three requests: a question, the
 # question with tools, and a turn with a tool call and its result. The arguments are an object,
 # as transformers' chat template docs pass them.
 ALL_TEMPLATES = sorted(TEMPLATES.glob("*.jinja"))

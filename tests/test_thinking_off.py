@@ -1,7 +1,7 @@
-"""Issue 10 §3: thinking switched off, but the model thinks anyway.
+"""Thinking switched off, but the model thinks anyway.
 
-One rule per family, from its vLLM 0.33 reasoning parser (/work/notes/vllm033/rules.md §c,
-derived from source), the same from text and from token ids:
+One rule per family, from its vLLM 0.33 reasoning parser (docs/formats/vllm-engine.md, "Thinking
+off"), the same from text and from token ids:
 
 * the families whose reference has no think terminals when thinking is off (qwen3, mimo,
   seed_oss, glm45 / glm47 / ling3, nemotron_v3, granite_thinking_parser, hy_v3, hy_v4:
@@ -15,8 +15,9 @@ derived from source), the same from text and from token ids:
   think terminals with thinking off but the markers are special pieces of the vocabulary that a
   parse from ids alone would drop (the block rule loses nothing, from text or ids).
 
-Before: qwen3 gave ``<think>\\nhmm\\n\\n\\nHello`` (the closer swallowed, the opener kept) and
-``is_reasoning_end(prompt + output)`` turned false after the output's ``<think>``.
+So qwen3 with thinking off gives content ``<think>\\nhmm\\n</think>\\n\\nHello`` as written (not the
+opener kept and the closer swallowed), and ``is_reasoning_end(prompt + output)`` stays true after
+the output's ``<think>``.
 """
 
 from __future__ import annotations

@@ -166,7 +166,11 @@ def test_call_opener_ends_unterminated_reasoning(reasoning: str, tools: str, ope
 
 @pytest.mark.parametrize(("reasoning", "tools"), [("minimax_m2", "minimax_m2"), ("deepseek_v3", "deepseek_v32")])
 def test_families_whose_reasoning_a_call_does_not_end(reasoning: str, tools: str) -> None:
-    """MiniMax-M2 and DeepSeek V3.2 reasoning ends only at '</think>' (FORMATS.md)."""
+    """MiniMax-M2 and DeepSeek V3.2 reasoning ends only at '</think>'. DeepSeek V3.2: vLLM 0.33's ``deepseek_v3``
+    reasoning is the R1 parser's, which has no tool terminal. MiniMax-M2: as vLLM 0.33's
+    ``MiniMaxM2ReasoningParser`` docstring says ("All content before </think> is reasoning",
+    ``reasoning/minimax_m2_reasoning_parser.py``), though the engine table under it, ``parser/minimax_m2.py``,
+    has a ``(REASONING, TOOL_START)`` row that ends reasoning at ``<minimax:tool_call>``."""
     block = (
         '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="location">Paris</parameter>\n'
         "</invoke>\n</minimax:tool_call>"

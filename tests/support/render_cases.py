@@ -16,7 +16,8 @@ escaping, ``raise_exception``).
 Where no template can produce an output (text between calls, malformed or truncated calls,
 recovery paths, regression reports) the case is written by hand in the wire format the
 template shows, and ``source`` says so. Expected values were established by reading the
-templates and /work/shared/FORMATS.md, never by running trisect.
+templates and the vLLM 0.33 parsers each case names (``vllm/parser/qwen3.py`` and the like, from
+the ``vllm==0.33.0`` wheel), never by running trisect.
 
 Normalisation the expected values follow (the trisect contract as briefed):
 
@@ -500,7 +501,7 @@ def qwen3_cases() -> Book:
     b.add(
         "qwen3-think-repeated-after-prefill",
         "hand-written: the prompt pre-fills '<think>\\n' (Qwen-QwQ-32B.jinja) and the model "
-        "writes '<think>' again; REASONING+THINK_START is absorbed (FORMATS.md qwen3 table)",
+        "writes '<think>' again; REASONING+THINK_START is absorbed (vLLM 0.33 parser/qwen3.py)",
         f"<think>\n{gen}",
         reasoning=r,
         content=c,
@@ -552,7 +553,7 @@ def qwen3_cases() -> Book:
     b.add(
         "qwen3-duplicate-end-marker",
         "hand-written from the Qwen3 template spelling: '</think>' twice; CONTENT+THINK_END "
-        "is absorbed (FORMATS.md qwen3 table)",
+        "is absorbed (vLLM 0.33 parser/qwen3.py)",
         think("I will answer 4.") + "</think>\n\n4",
         reasoning="I will answer 4.",
         content="4",
@@ -587,7 +588,7 @@ def qwen3_cases() -> Book:
     b.add(
         "qwen3-content-mentions-think-tag",
         "hand-written: after reasoning ended, '<think>' in content is plain text (no "
-        "CONTENT+THINK_START entry in the FORMATS.md qwen3 table)",
+        "CONTENT+THINK_START row in vLLM 0.33 parser/qwen3.py)",
         think("Explain the tag.") + "Qwen3 wraps its reasoning in a <think> block.",
         reasoning="Explain the tag.",
         content="Qwen3 wraps its reasoning in a <think> block.",
@@ -730,7 +731,7 @@ def deepseek_r1_cases() -> Book:
     b.add(
         "r1-no-end-marker-finished",
         "hand-written: no '</think>' at all ⇒ everything is reasoning (deepseek_r1 rule, "
-        "FORMATS.md), even when the model stopped normally",
+        "vLLM 0.33 reasoning/basic_parsers.py), even when the model stopped normally",
         "The answer is 4.",
         reasoning="The answer is 4.",
         tokenizer=tok,
@@ -1000,7 +1001,7 @@ def hermes_qwen3_cases() -> Book:
     b.add(
         "hq-tool-call-ends-unterminated-reasoning",
         "hand-written: '<tool_call>' while thinking, no '</think>': REASONING+TOOL_START "
-        "ends reasoning (FORMATS.md qwen3 table; cf. vLLM #42400 for GLM)",
+        "ends reasoning (vLLM 0.33 parser/qwen3.py; cf. vLLM #42400 for GLM)",
         f"<think>\nI should check the weather.\n{blk}",
         reasoning="I should check the weather.",
         tool_calls=[PARIS],
@@ -1622,8 +1623,8 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
     out = turn("", [("write_file", fd)])
     b.add(
         f"{prefix}-rt-value-holds-tool-call-close-tag",
-        f"{CODER} round trip; a value mentions '</tool_call>' and '}}': no TOOL_ARGS entry "
-        "for TOOL_END in the FORMATS.md qwen3 table, so it is value text (by text and by id)",
+        f"{CODER} round trip; a value mentions '</tool_call>' and '}}': no TOOL_ARGS row "
+        "for TOOL_END in vLLM 0.33 parser/qwen3.py, so it is value text (by text and by id)",
         out,
         reasoning=reasoning,
         tool_calls=[call("write_file", fd)],
@@ -1657,8 +1658,9 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
     no_end = "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</tool_call>"
     b.add(
         f"{prefix}-recovery-missing-function-end",
-        "hand-written: '</function>' missing; '</tool_call>' closes the call (FORMATS.md: "
-        "vLLM's qwen3 table has TOOL_ARGS+TOOL_END -> CONTENT [TOOL_CALL_END])",
+        "hand-written: '</function>' missing; '</tool_call>' closes the call (trisect's recovery of a "
+        "missing '</function>', src/trisect/formats/qwen3_coder.py; vLLM 0.33 parser/qwen3.py has no "
+        "TOOL_ARGS+TOOL_END row)",
         think_part + no_end,
         reasoning=reasoning,
         tool_calls=[call("get_weather", {"location": "Paris"})],
@@ -1668,7 +1670,7 @@ def coder_common(b: Book, prefix: str, think_part: str, reasoning: str | None) -
     b.add(
         f"{prefix}-recovery-missing-angle-after-name",
         "hand-written: '>' missing after the function name; TOOL_NAME+FUNC_END ends the "
-        "call (FORMATS.md qwen3 table, 'malformed: no >'); name is trimmed",
+        "call (vLLM 0.33 parser/qwen3.py, 'Malformed: </function> while still in TOOL_NAME'); name is trimmed",
         think_part + no_angle,
         reasoning=reasoning,
         tool_calls=[call("get_random_joke", {})],
@@ -1823,7 +1825,7 @@ def qwen3_coder_qwen3_cases() -> Book:
     )
     b.add(
         "qcq-tool-call-ends-unterminated-reasoning",
-        "hand-written: '<tool_call>' while thinking ends reasoning (FORMATS.md qwen3 table)",
+        "hand-written: '<tool_call>' while thinking ends reasoning (vLLM 0.33 parser/qwen3.py)",
         f"<think>\nI need the weather.\n{blk}",
         reasoning="I need the weather.",
         tool_calls=[paris1],

@@ -675,7 +675,7 @@ def llama4_book() -> Book:
     out = '<|python_start|>[get_weather(city="Paris")]<|python_end|>'
     b.add(
         "l4-wrapped",
-        "FORMATS.md llama4_pythonic: optional <|python_start|> / <|python_end|>",
+        "vLLM 0.33 llama4_pythonic_tool_parser.py: an optional <|python_start|> / <|python_end|> around the list",
         out,
         tool_calls=[call("get_weather", {"city": "Paris"})],
         tools=DOC_TOOLS,
@@ -684,8 +684,9 @@ def llama4_book() -> Book:
     out = '<|python_start|>[write_file(path="a.txt", content="x <|python_end|> y")]<|python_end|>'
     b.add(
         "l4-wrap-marker-in-value",
-        "FORMATS.md llama4_pythonic: the closing marker inside a string value "
-        "(encoded as its special token, as templates do)",
+        "trisect's rule (src/trisect/formats/pythonic.py): the closing marker inside a string value is value "
+        "text (encoded as its special token, as templates do); vLLM 0.33 llama4_pythonic_tool_parser.py "
+        "removes every <|python_end|>, the value's too",
         out,
         tool_calls=[call("write_file", {"path": "a.txt", "content": "x <|python_end|> y"})],
         tools=PY_TOOLS,
@@ -694,7 +695,8 @@ def llama4_book() -> Book:
     out = "<|python_start|>[write_file(path='b.txt', content='<|python_end|>')]<|python_end|>"
     b.add(
         "l4-wrap-marker-whole-value",
-        "FORMATS.md llama4_pythonic: a value that is just the closing marker (special token right after the quote)",
+        "trisect's rule (src/trisect/formats/pythonic.py): a value that is just the closing marker (special "
+        "token right after the quote) is value text",
         out,
         tool_calls=[call("write_file", {"path": "b.txt", "content": "<|python_end|>"})],
         tools=PY_TOOLS,
@@ -703,7 +705,7 @@ def llama4_book() -> Book:
     bad = '<|python_start|>[get_weather(city="Paris"<|python_end|>'
     b.add(
         "l4-malformed-closed-early",
-        "FORMATS.md llama4_pythonic: <|python_end|> before the call closes; as "
+        "trisect's rule (src/trisect/formats/pythonic.py): <|python_end|> before the call closes; as "
         "text the call breaks at '<' and the closer is dropped as after any list",
         bad,
         content='[get_weather(city="Paris"',
@@ -712,7 +714,7 @@ def llama4_book() -> Book:
     )
     b.add(
         "l4-malformed-closed-early-ids",
-        "FORMATS.md llama4_pythonic: <|python_end|> by id interrupts the call, "
+        "trisect's rule (src/trisect/formats/pythonic.py): <|python_end|> by id interrupts the call, "
         "which ends there: its text, the closer included, is content",
         bad,
         content='[get_weather(city="Paris"<|python_end|>',

@@ -404,7 +404,8 @@ def llama4_cases() -> Book:
     )
     fam.add(
         "hand-python-start-wrapper",
-        "hand: calls wrapped in <|python_start|> … <|python_end|> (FORMATS.md)",
+        "hand: calls wrapped in <|python_start|> … <|python_end|> (special tokens 200016 / 200017 of "
+        "tests/data/tokenizers/llama4; dropped as vLLM 0.33 llama4_pythonic_tool_parser.py drops them)",
         "<|python_start|>" + llama_env("get_weather", j(PARIS)) + "<|python_end|>",
         tool_calls=[exp("get_weather", PARIS)],
     )
@@ -572,7 +573,7 @@ def mistral_cases() -> Book:
     )
     v11.add(
         "hand-name-brace-without-args-marker",
-        "hand: [TOOL_CALLS]name{…} without [ARGS] (FORMATS.md, vLLM OPEN_BRACE)",
+        "hand: [TOOL_CALLS]name{…} without [ARGS] (vLLM 0.33 parser/mistral.py: (TOOL_NAME, OPEN_BRACE))",
         '[TOOL_CALLS]get_time{"timezone": "UTC"}',
         tool_calls=[exp("get_time", UTC)],
     )
@@ -876,8 +877,8 @@ def granite_cases() -> tuple[Book, Book]:
     )
     fam.add(
         "hand-granite31-tool-call-tag",
-        "hand: Granite 3.1's <tool_call> before the list (FORMATS.md; text only: the Granite 3 test "
-        "vocabulary has <|tool_call|> as its added token)",
+        "hand: Granite 3.1's <tool_call> before the list (vLLM 0.33 parser/granite.py: TOOL_STRING; text only: "
+        "the Granite 3 test vocabulary has <|tool_call|> as its added token)",
         '<tool_call>[{"name": "get_time", "arguments": {"timezone": "UTC"}}]',
         tokenizer=None,
         tool_calls=[exp("get_time", UTC)],

@@ -9,7 +9,7 @@ the conversation rendered with the generation prompt, up to the end-of-turn mark
 markers, newlines and whatever the template pre-fills are the template's. Where there is no
 template (or the template cannot render the shape needed: truncated, duplicated or missing
 markers) the output is written by hand in the wire format the format module's docstring shows
-(taken from FORMATS.md and the vLLM parser it names), and ``source`` says so.
+(taken from the vLLM 0.33 parser it names), and ``source`` says so.
 
 Expected values come from how each output was built (the reasoning and content strings put
 into it) and the format's documented rules, never from running trisect. Normalisation as in
@@ -316,7 +316,7 @@ FAMILIES: list[Family] = [
         "qwen3",
         "<think>",
         "</think>",
-        "FORMATS.md holo2: deepseek_v3 with thinking default on",
+        "vLLM 0.33 deepseek_v3_reasoning_parser.py: holo2 is deepseek_v3 with thinking on when no switch is given",
         block=nl_block("<think>", "</think>"),
         on={},
         off=DS_OFF,
@@ -327,7 +327,7 @@ FAMILIES: list[Family] = [
         "deepseek_v3",
         "<think>",
         "</think>",
-        "FORMATS.md deepseek_v4",
+        "vLLM 0.33 parser/deepseek_v4.py",
         block=lambda r, c: f"{r}</think>{c}",
         on={},
         off=DS_OFF,
@@ -339,7 +339,7 @@ FAMILIES: list[Family] = [
         "deepseek_v3",
         "<think>",
         "</think>",
-        "FORMATS.md deepseek_v41",
+        "vLLM 0.33 parser/deepseek_v41.py",
         block=lambda r, c: f"{r}</think>{c}",
         on={},
         off={"reasoning_effort": "none"},
@@ -351,7 +351,7 @@ FAMILIES: list[Family] = [
         "qwen3",
         "<think>",
         "</think>",
-        "FORMATS.md mimo: the Qwen3 grammar",
+        "vLLM 0.33 parser/mimo.py: the Qwen3 grammar",
         block=nl_block("<think>", "</think>"),
         on={},
         prompt_open=QWEN_OPEN,
@@ -361,7 +361,7 @@ FAMILIES: list[Family] = [
         "seed_oss",
         "<seed:think>",
         "</seed:think>",
-        "FORMATS.md seed_oss",
+        "vLLM 0.33 parser/seed_oss.py",
         on={},
         tool_marker="<seed:tool_call>",
     ),
@@ -370,7 +370,7 @@ FAMILIES: list[Family] = [
         "nemotron_v3",
         "<think>",
         "</think>",
-        "FORMATS.md nemotron_v3: the Qwen3 grammar",
+        "vLLM 0.33 parser/nemotron_v3.py: the Qwen3 grammar",
         block=nl_block("<think>", "</think>"),
         on={},
         prompt_open=QWEN_OPEN,
@@ -398,7 +398,13 @@ FAMILIES: list[Family] = [
         prompt_open="<|user|>Hi<|assistant|><think>",
     ),
     Family(
-        "ling3", "glm", "<think>", "</think>", "FORMATS.md ling3: the GLM-4.7 grammar", on={}, tool_ends_reasoning=True
+        "ling3",
+        "glm",
+        "<think>",
+        "</think>",
+        "vLLM 0.33 parser/ling3.py: the GLM-4.7 grammar",
+        on={},
+        tool_ends_reasoning=True,
     ),
     Family(
         "kimi_k2",
@@ -441,7 +447,7 @@ FAMILIES: list[Family] = [
         "gemma4",
         "<|channel>thought\n",
         "<channel|>",
-        "FORMATS.md gemma4",
+        "vLLM 0.33 parser/gemma4.py",
         on={},
         opt_in=True,
         tool_marker="<|tool_call>",
@@ -451,7 +457,7 @@ FAMILIES: list[Family] = [
         "granite3",
         "Here's my thought process:\n",
         "\nHere's my response:\n",
-        "FORMATS.md granite: plain-text markers",
+        "vLLM 0.33 granite_reasoning_parser.py: plain-text markers",
         on={"chat_template_kwargs": {"thinking": True}},
         off={"chat_template_kwargs": {"thinking": False}},
         opt_in=True,
@@ -475,7 +481,7 @@ FAMILIES: list[Family] = [
         "hunyuan_a13b",
         "<think>",
         "</think>",
-        "FORMATS.md hunyuan_a13b",
+        "vLLM 0.33 hunyuan_a13b_reasoning_parser.py",
         block=lambda r, c: f"<think>\n{r}\n</think>\n<answer>\n{c}\n</answer>",
         on={},
         opt_in=True,  # vLLM: content ("idle") until <think>\n
@@ -488,7 +494,7 @@ FAMILIES: list[Family] = [
         "hy_v3",
         "<think>",
         "</think>",
-        "FORMATS.md hy_v3",
+        "vLLM 0.33 hy_v3_reasoning_parser.py",
         on={"reasoning_effort": "high"},
         off={"reasoning_effort": "no_think"},
     ),
@@ -497,7 +503,7 @@ FAMILIES: list[Family] = [
         "olmo3",
         "<think>",
         "</think>",
-        "FORMATS.md olmo3: markers as text",
+        "vLLM 0.33 olmo3_reasoning_parser.py: markers as text",
         on={},
         special=False,
         prompt_open="<|im_start|>assistant\n<think>",
@@ -507,7 +513,7 @@ FAMILIES: list[Family] = [
         "step3",
         None,
         "</think>",
-        "FORMATS.md step3: end marker only",
+        "vLLM 0.33 step3_reasoning_parser.py: end marker only",
         block=lambda r, c: f"{r}</think>{c}",
         on={},
         off=None,
@@ -518,7 +524,7 @@ FAMILIES: list[Family] = [
         "step3",
         "<think>",
         "</think>",
-        "FORMATS.md step3p5",
+        "vLLM 0.33 parser/step3p5.py",
         block=nl_block("<think>", "</think>"),
         on={},
         off=None,
@@ -529,7 +535,7 @@ FAMILIES: list[Family] = [
         "cohere",
         "<|START_THINKING|>",
         "<|END_THINKING|>",
-        "FORMATS.md cohere_command3",
+        "vLLM 0.33 cohere_command_reasoning_parser.py",
         block=lambda r, c: f"<|START_THINKING|>{r}<|END_THINKING|><|START_RESPONSE|>{c}<|END_RESPONSE|>",
         on={},
         tool_marker="<|START_ACTION|>",
@@ -539,7 +545,7 @@ FAMILIES: list[Family] = [
         "cohere",
         "<|START_THINKING|>",
         "<|END_THINKING|>",
-        "FORMATS.md cohere_command4",
+        "vLLM 0.33 cohere_command_reasoning_parser.py",
         block=lambda r, c: f"<|START_THINKING|>{r}<|END_THINKING|><|START_RESPONSE|>{c}<|END_RESPONSE|>",
         on={},
         tool_marker="<|START_ACTION|>",
@@ -914,7 +920,10 @@ def minimax_template(b: Book) -> None:
 
 def append_think_cases() -> Book:
     b = Book("minimax_m2_append_think/reasoning.jsonl", "minimax_m2_append_think", None)
-    src = "vLLM MiniMaxM2AppendThinkReasoningParser: '<think>' + the output, all content (FORMATS.md, #34625)"
+    src = (
+        "vLLM 0.33 minimax_m2_reasoning_parser.py (MiniMaxM2AppendThinkReasoningParser): '<think>' + the output, "
+        "all content"
+    )
     template = "MiniMax-M2.jinja"
     gen, _ = round_trip(template, [USER], {"role": "assistant", "content": C, "reasoning_content": R}, eot="[e~[\n")
     b.add("append-think-rt", f"{template} round trip; {src}", gen, content=f"<think>{gen}", tokenizer="minimax")
@@ -1075,7 +1084,7 @@ def granite_template(b: Book) -> None:
 
 
 def nemotron_extras(b: Book) -> None:
-    src = "FORMATS.md nemotron_v3 swap rule"
+    src = "vLLM 0.33 parser/nemotron_v3.py swap rule"
     force = {"chat_template_kwargs": {"force_nonempty_content": True}}
     b.add(
         "nemotron_v3-swap-force-nonempty-truncated",
@@ -1122,7 +1131,7 @@ def nemotron_extras(b: Book) -> None:
     )
     b.add(
         "nemotron_v3-no-swap-by-default",
-        "FORMATS.md nemotron_v3: without the switches an unclosed block stays reasoning",
+        "vLLM 0.33 parser/nemotron_v3.py: without the switches an unclosed block stays reasoning",
         f"<think>\n{R}",
         reasoning=R,
         tokenizer="nemotron_v3",
@@ -1139,7 +1148,7 @@ def nemotron_extras(b: Book) -> None:
 
 
 def gemma_extras(b: Book) -> None:
-    src = "FORMATS.md gemma4"
+    src = "vLLM 0.33 parser/gemma4.py"
     b.add(
         "gemma4-content-then-channel",
         src + ": content first, then a thought channel, then more content",
@@ -1167,7 +1176,7 @@ def gemma_extras(b: Book) -> None:
 
 
 def hunyuan_extras(b: Book) -> None:
-    src = "FORMATS.md hunyuan_a13b"
+    src = "vLLM 0.33 hunyuan_a13b_reasoning_parser.py"
     b.add(
         "hunyuan_a13b-empty-think-then-answer",
         src + ": /no_think style output, an empty block then the answer",
@@ -1178,7 +1187,8 @@ def hunyuan_extras(b: Book) -> None:
     )
     b.add(
         "hunyuan_a13b-answer-ends-reasoning",
-        src + ": '<answer>' without '</think>' ends reasoning",
+        "trisect's rule (src/trisect/formats/hunyuan_a13b.py): '<answer>' without '</think>' ends reasoning "
+        "(vLLM 0.33's regex needs '\\n</think>\\n<answer>\\n' and returns such an output as content, markers included)",
         f"<think>\n{R}\n<answer>\n{C}\n</answer>",
         reasoning=R,
         content=C,
@@ -1196,7 +1206,7 @@ def hunyuan_extras(b: Book) -> None:
 
 
 def ernie_extras(b: Book) -> None:
-    src = "vLLM Ernie45ReasoningParser docstring (FORMATS.md ernie45)"
+    src = "vLLM 0.33 ernie45_reasoning_parser.py (the Ernie45ReasoningParser docstring)"
     b.add(
         "ernie45-without-response-tags",
         src + ": 'abc\\n</think>\\ndef'",
@@ -1216,7 +1226,7 @@ def ernie_extras(b: Book) -> None:
 
 
 def hy_extras(b: Book) -> None:
-    src = "FORMATS.md hy_v3"
+    src = "vLLM 0.33 hy_v3_reasoning_parser.py"
     b.add(
         "hy_v3-default-no-think",
         src + ": reasoning_effort defaults to 'no_think': all content",
@@ -1238,7 +1248,7 @@ def hy_extras(b: Book) -> None:
 def deepseek_v4_extras(b: Book, fmt: str) -> None:
     b.add(
         f"{fmt}-default-on",
-        "FORMATS.md deepseek_v4: thinking defaults on when no switch is given",
+        "vLLM 0.33 parser/deepseek_v4.py: thinking defaults on when no switch is given",
         f"{R}</think>{C}",
         reasoning=R,
         content=C,
@@ -1246,7 +1256,8 @@ def deepseek_v4_extras(b: Book, fmt: str) -> None:
     )
     b.add(
         f"{fmt}-effort-none-off",
-        "FORMATS.md deepseek_v4: reasoning_effort 'none' disables thinking",
+        "vLLM 0.33 parser/deepseek_v4.py: reasoning_effort 'none' disables thinking (vLLM reads it from "
+        "chat_template_kwargs; trisect also from the request field, as here)",
         C,
         content=C,
         tokenizer="deepseek_v3",
@@ -1257,7 +1268,7 @@ def deepseek_v4_extras(b: Book, fmt: str) -> None:
 def cohere_extras(b: Book, fmt: str) -> None:
     b.add(
         f"{fmt}-response-only",
-        "hand-written (FORMATS.md markers): thinking off, the response wrapped",
+        "hand-written (markers of vLLM 0.33 parser/cohere_command.py): thinking off, the response wrapped",
         f"<|START_RESPONSE|>{C}<|END_RESPONSE|>",
         content=C,
         tokenizer="cohere",
@@ -1276,7 +1287,7 @@ def cohere_extras(b: Book, fmt: str) -> None:
 def step3_extras(b: Book) -> None:
     b.add(
         "step3-think-text-is-reasoning",
-        "FORMATS.md step3: no start marker; a '<think>' is reasoning text",
+        "vLLM 0.33 step3_reasoning_parser.py: no start marker; a '<think>' is reasoning text",
         f"<think>{R}</think>{C}",
         reasoning=f"<think>{R}",
         content=C,

@@ -10,11 +10,13 @@ template is staged (GLM-4.6, GLM-4.7-Flash, MiniMax-M2, DeepSeek-V3.2) round-tri
 the assistant message through the template itself, and the writer is checked against the
 template's own output before it is used for hand-written cases (malformed, truncated, values
 that are not valid for their type). Where no template is staged, the writer follows the wire
-format recorded in /work/shared/FORMATS.md and ``source`` says so. Expected values come from
+format of the family's vLLM 0.33 parser (its docstring, regexes and engine config) and ``source``
+names it. Expected values come from
 the message that was rendered and the family's documented value rule, never from trisect:
 
 * string values: GLM and DeepSeek DSML (``string="true"``) keep them verbatim; MiniMax strips
-  the surrounding whitespace (vLLM ``minimax_m2``: values ``.strip()``-ed); the
+  the surrounding whitespace (trisect's rule, ``src/trisect/formats/minimax_tools.py``; vLLM 0.33
+  keeps them verbatim); the
   ``<function=…>`` families (Seed-OSS, Step-3.5) drop one wrapping newline, as Qwen3-Coder;
 * other values: the JSON the template wrote (``tojson``), typed by the tool schema; a value
   not valid for its type stays a string.
@@ -225,7 +227,8 @@ def standard(b: Book, f: Family) -> None:
         out = "Checking.\n" + f.write([("get_stock_price", [("symbol", "ACME", True)])])
         hw(
             "malformed-unknown-tool",
-            hand + "; the family validates names (FORMATS.md): an unknown tool is no call, its text is content",
+            hand + "; the family validates names (vLLM 0.33 validate_tool_names): an unknown tool is no call, "
+            "its text is content",
             out,
             content=f.rejected(out),
         )
@@ -319,6 +322,13 @@ def glm47_write(calls: Calls) -> str:
     )
 
 
+# where each GLM-like family without a staged template takes the GLM-4.7 grammar from
+GLM_LIKE = {
+    "ling3": "vLLM 0.33 parser/ling3.py (Ling3Parser subclasses Glm47MoeParser)",
+    "poolside_v1": "vLLM 0.33 poolside_v1_tool_parser.py (<tool_call>NAME<arg_key>…<arg_value>…)",
+}
+
+
 def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Callable[[Calls], str]) -> Family:
     if template is not None:
         turn = template_turn(template)
@@ -331,7 +341,7 @@ def glm_family(tag: str, path: str, fmt: str, template: str | None, write: Calla
         def turn(reasoning: str | None, content: str, calls: list[dict[str, Any]]) -> str:
             return content + write(as_calls(calls))
 
-        source = "written in the GLM-4.7 spelling (GLM-4.7-Flash.jinja); FORMATS.md: same grammar"
+        source = "written in the GLM-4.7 spelling (GLM-4.7-Flash.jinja); the same grammar: " + GLM_LIKE[fmt]
         reasoning = None
         think_open = None
         prefix = ""
@@ -364,7 +374,8 @@ def glm_extra(b: Book, f: Family) -> None:
     two = w(as_calls([PARIS])).replace("</tool_call>", "") + w(as_calls([TOKYO_TIME]))
     add(
         "missing-close-between-calls",
-        "'</tool_call>' missing before the next '<tool_call>' (FORMATS.md recovery)",
+        "'</tool_call>' missing before the next '<tool_call>' (trisect's recovery, src/trisect/formats/glm_tools.py; "
+        "vLLM 0.33's parser/glm47_moe.py has no (TOOL_ARGS, TOOL_START) row)",
         two,
         tool_calls=[PARIS, TOKYO_TIME],
     )
@@ -403,7 +414,8 @@ def glm_extra(b: Book, f: Family) -> None:
     out = "Okay." + w([("get_weather", [])])
     add(
         "name-without-arguments-closed",
-        "'<tool_call>NAME</tool_call>' is a call without arguments (FORMATS.md: zero-arg calls allowed)",
+        "'<tool_call>NAME</tool_call>' is a call without arguments (vLLM 0.33 parser/glm47_moe.py: "
+        "(TOOL_NAME, TOOL_END) ends the call)",
         out,
         content="Okay.",
         tool_calls=[call("get_weather", {})],
@@ -528,7 +540,7 @@ def minimax_cases() -> Book:
     out = minimax_write(as_calls([PARIS])).replace('"', "'") + minimax_write(as_calls([TOKYO_TIME])).replace('"', "")
     add(
         "quote-styles",
-        "names and keys quoted with ' and unquoted (FORMATS.md: the three quote styles vLLM accepts)",
+        "names and keys quoted with ' and unquoted (vLLM 0.33 parser/minimax_m2.py: the three invoke prefixes)",
         out,
         tool_calls=[PARIS, TOKYO_TIME],
     )
@@ -566,7 +578,7 @@ def minimax_cases() -> Book:
     out = "Done.</minimax:tool_call>"
     add(
         "stray-block-close-absorbed",
-        "a stray '</minimax:tool_call>' in content is absorbed (FORMATS.md)",
+        "a stray '</minimax:tool_call>' in content is absorbed (vLLM 0.33 parser/minimax_m2.py: (CONTENT, TOOL_END))",
         out,
         content="Done.",
     )
@@ -621,7 +633,9 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
                 return (reasoning or "") + "</think>" + content + (write(as_calls(calls)) if calls else "")
 
             source = f"written in the {DSV32} spelling with the {fmt} block " + (
-                "'<｜DSML｜tool_calls>' (FORMATS.md)" if fmt == "deepseek_v4" else "and spaced tags (FORMATS.md)"
+                "'<｜DSML｜tool_calls>' (vLLM 0.33 parser/deepseek_v4.py)"
+                if fmt == "deepseek_v4"
+                else "and spaced tags (vLLM 0.33 parser/deepseek_v41.py)"
             )
         f = Family(
             tag=tag,
@@ -689,7 +703,7 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
         out = write(as_calls([PARIS])).replace(f"</{dsml}invoke>\n", "")
         add(
             "missing-invoke-close-at-block-end",
-            "the block's end closes the open invoke (FORMATS.md V4 table)",
+            "the block's end closes the open invoke (vLLM 0.33 parser/deepseek_v4.py: (TOOL_ARGS, TOOL_END))",
             out,
             tool_calls=[PARIS],
         )
@@ -706,7 +720,7 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
                 add(
                     f"unwraps-{key}",
                     f"a lone '{key}' parameter holding the arguments object, not in the schema, is unwrapped "
-                    "(FORMATS.md V4)",
+                    "(vLLM 0.33 parser/deepseek_v4.py: _unwrap_wrapper_args)",
                     write([("get_weather", [(key, args, False)])]),
                     tool_calls=[PARIS],
                 )
@@ -725,7 +739,8 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
             )
             add(
                 "thinking-off-reasoning-effort-none",
-                "reasoning_effort 'none' turns thinking off: all content (FORMATS.md deepseek_v4)",
+                "reasoning_effort 'none' turns thinking off: all content (vLLM 0.33 parser/deepseek_v4.py reads it "
+                "from chat_template_kwargs; trisect also from the request field, as here)",
                 "Here." + write(as_calls([PARIS])),
                 content="Here.",
                 tool_calls=[PARIS],
@@ -764,7 +779,7 @@ def function_xml_cases(
     reasoning: str,
     think: tuple[str, str],
     tokenizer: str | None,
-    reference: str = "FORMATS.md; no template staged",
+    reference: str,
 ) -> Callable[[], Book]:
     write = function_writer(start, end)
     open_, close = think
@@ -879,7 +894,7 @@ def step3_cases() -> Book:
 
 
 def gemma_value(value: Any, quote: str) -> str:
-    """A Python value in the Gemma argument syntax (FORMATS.md)."""
+    """A Python value in the Gemma argument syntax (vLLM 0.33 parser/gemma4.py, ``_parse_gemma4_args``)."""
     if isinstance(value, str):
         return f"{quote}{value}{quote}"
     if isinstance(value, dict):
@@ -919,6 +934,12 @@ GEMMA_BAD: tuple[Params, dict[str, Any]] = (
 )
 
 
+GEMMA_SOURCE = {
+    "gemma4": "vLLM 0.33 parser/gemma4.py",
+    "functiongemma": "vLLM 0.33 functiongemma_tool_parser.py",
+}
+
+
 def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer: str) -> Callable[[], Book]:
     write = gemma_writer(start, end, quote)
     reasoning = "gemma4" if fmt == "gemma4" else None
@@ -936,7 +957,7 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
             tokenizer=tokenizer,
             write=write,
             turn=turn,
-            source=f"written in the FORMATS.md {fmt} spelling (no template staged)",
+            source=f"written in the {fmt} spelling of {GEMMA_SOURCE[fmt]} (no template staged)",
             value_close="}",
             call_close=end,
             tool_start=start,
@@ -1000,7 +1021,7 @@ def gemma_cases(tag: str, fmt: str, start: str, end: str, quote: str, tokenizer:
         )
         add(
             "two-calls-one-block",
-            "a second 'call:' in the same block (accepted; not recorded in FORMATS.md)",
+            "a second 'call:' in the same block (accepted; vLLM 0.33's source does not say whether models write it)",
             out,
             tool_calls=[call("get_weather", {"location": "Paris"}), call("get_time", {"timezone": "UTC"})],
         )

@@ -1,7 +1,7 @@
 """Small synthetic byte-level BPE tokenizers for families whose real tokenizer is not staged.
 
 No tokenizer of GLM-4.x, MiniMax-M2, Gemma 4 or FunctionGemma small enough to keep in the
-repository could be found (``/work/shared/data/README.md``). What a test needs from a tokenizer
+repository could be found (``tests/data/README.md`` lists what is staged). What a test needs from a tokenizer
 is which marker strings are single added tokens and that ordinary text round-trips through
 byte-level BPE; ``build(markers)`` trains a byte-level BPE on a few KB of fixed text
 (deterministic) and adds the family's markers as added tokens. Marker ids are therefore not

@@ -1,8 +1,9 @@
 """A synthetic Gemma 4 tokenizer; the real one is not staged.
 
 Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the family's markers as
-added tokens: FORMATS.md, vLLM gemma4 config: ``<|tool_call>``, ``<tool_call|>``, ``<|"|>``, ``<|channel>``,
-``<channel|>``. The ids are not the family's real ids.
+added tokens: vLLM 0.33 ``parser/gemma4.py`` matches ``<|tool_call>``, ``<tool_call|>``, ``<|channel>``
+and ``<channel|>`` by token id and keeps ``<|"|>`` as a special token (``preserve_tokens``). The
+ids are not the family's real ids.
 """
 
 from __future__ import annotations

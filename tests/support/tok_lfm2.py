@@ -1,8 +1,9 @@
 """A synthetic Liquid LFM2 tokenizer; the real one is not staged.
 
-Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the markers FORMATS.md
-records for LFM2's pythonic tool calls (``<|tool_call_start|>``, ``<|tool_call_end|>``) and its
-ChatML turn markers as added tokens (unverified: no LFM2 tokenizer or template is staged). The
+Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the markers of LFM2's
+pythonic tool calls (``<|tool_call_start|>``, ``<|tool_call_end|>``: vLLM 0.33
+``tool_parsers/lfm2_tool_parser.py`` looks both up in the vocabulary) and its ChatML turn markers
+(unverified: no LFM2 tokenizer or template is staged) as added tokens. The
 ids are not the family's real ids.
 """
 

@@ -1,7 +1,8 @@
 """A synthetic Seed-OSS tokenizer; the real one is not staged.
 
 Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the family's markers as
-added tokens: FORMATS.md: Seed-OSS overrides only the four wrapper tokens of the Qwen3 grammar.
+added tokens: the four wrapper tokens vLLM 0.33 ``parser/seed_oss.py`` puts in place of Qwen3's
+(``<seed:think>``, ``</seed:think>``, ``<seed:tool_call>``, ``</seed:tool_call>``).
 The ids are not the family's real ids.
 """
 

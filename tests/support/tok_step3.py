@@ -1,7 +1,9 @@
 """A synthetic Step-3 tokenizer; the real one is not staged.
 
 Byte-level BPE on a fixed corpus (``support.synth_tokenizer``) with the family's markers as
-added tokens: FORMATS.md (from memory): the ``｜…｜`` wrappers; the ``steptml:`` tags are text.
+added tokens: the ``｜…｜`` wrappers of vLLM 0.33 ``tool_parsers/step3_tool_parser.py`` (four of
+them in its ``SPECIAL_TOKENS``; ``<｜tool_sep｜>`` is added here too, unverified) and ``<think>`` /
+``</think>``; the ``steptml:`` tags are text.
 The ids are not the family's real ids.
 """
 

@@ -150,7 +150,7 @@ class Vocab:
         return data
 
     def encode_text(self, text: str) -> list[int]:
-        """Encode with special tokens recognised (for prompts given as text in tests/tools)."""
+        """Encode with special tokens recognised (for prompts given as text, in tests and tools)."""
         tok = self.tokenizer
         if self._kind == "tiktoken":
             return list(tok.encode(text, allowed_special="all"))

@@ -36,13 +36,13 @@ FORMATS = [
     think_format(
         "cohere_command3",
         models=("command-a-reasoning-08-2025",),
-        reference="vLLM cohere_command3 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 cohere_command_reasoning_parser.py, parser/cohere_command.py",
         **_COMMON,
     ),
     think_format(
         "cohere_command4",
         models=("Command A Plus",),
-        reference="vLLM cohere_command4 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 cohere_command_reasoning_parser.py, parser/cohere_command.py",
         **_COMMON,
     ),
 ]

@@ -38,13 +38,15 @@ opener inside a value ends it only before a new key of the tool; ``invoke name=`
 value is value text.
 
 Token ids: in the DeepSeek V3 vocabulary (V3.2 shares it) DSML tags are ordinary text; vLLM
-matches the V4 block wrappers by token id (FORMATS.md), so they are declared special here — the
+matches the V4 block wrappers by token id (``token_id_terminals`` in vLLM 0.33
+``vllm/parser/deepseek_v4.py``), so they are declared special here — the
 V4 / V4.1 vocabularies are not staged to confirm their ids, and the tests run V4 on the V3
 tokenizer, where the wrappers are text.
 
 Reference: DeepSeek-V3.2 chat template (tests/data/templates/deepseek-ai-DeepSeek-V3.2.jinja,
-from llama.cpp); vLLM ``deepseek_v4`` engine config @0114e848 (FORMATS.md: terminals, table,
-``string="false"`` decoding, the ``arguments`` / ``input`` unwrap). V4.1: vLLM 0.33
+from llama.cpp); vLLM 0.33 ``vllm/parser/deepseek_v4.py`` (``deepseek_v4_config``: the terminals
+and the table; ``_dsml_arg_converter``: ``string="false"`` values JSON-decoded when they parse;
+``_unwrap_wrapper_args``: the ``arguments`` / ``input`` unwrap). V4.1: vLLM 0.33
 ``vllm/parser/deepseek_v41.py`` (``<｜DSML｜ calls>`` / ``</｜DSML｜ calls>``, ``<｜DSML｜ invoke name="``
 / ``</｜DSML｜ invoke>``, ``<｜DSML｜ parameter`` / ``</｜DSML｜ parameter>``; the V4 config otherwise).
 """
@@ -123,7 +125,7 @@ FORMATS = [
         unwrap=("arguments", "input"),
         style="deepseek_xml",
         models=("DeepSeek V4",),
-        reference="vLLM deepseek_v4 engine config (FORMATS.md); V3.2 template for the parameter spelling",
+        reference="vLLM 0.33 parser/deepseek_v4.py; V3.2 template for the parameter spelling",
     ),
     dsml_format(
         "deepseek_v41",

@@ -12,9 +12,12 @@ block (``<｜DSML｜tool_calls>``, spaced ``<｜DSML｜ calls>`` in V4.1) met wh
 reasoning when the DeepSeek V4 tool format is combined. ``<think>`` / ``</think>`` keep the
 DeepSeek V3 added tokens (128798 / 128799; the V4 vocabulary was not available to verify).
 
-Reference: FORMATS.md ``deepseek_v4`` (vLLM ``DeepSeekV4Parser``: thinking defaults True,
-``reasoning_effort == "none"`` disables, initial state REASONING when thinking) and
-``deepseek_v41`` (same reasoning, spaced DSML tool calls).
+Reference: vLLM 0.33 ``vllm/parser/deepseek_v4.py`` (``DeepSeekV4Parser.__init__``: thinking is
+on when ``chat_template_kwargs`` has neither ``thinking`` nor ``enable_thinking``, else when either
+is truthy, and off when its ``reasoning_effort`` is ``"none"``; ``deepseek_v4_config``: initial
+state REASONING when thinking, the ``(CONTENT, THINK_START)`` row in both modes) and
+``vllm/parser/deepseek_v41.py`` (the same reasoning, spaced DSML tool tags). vLLM reads
+``reasoning_effort`` from ``chat_template_kwargs`` only; trisect also reads the request field.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ FORMATS = [
         tool_start_ends_reasoning=True,
         turn_markers=DEEPSEEK_TURN_MARKERS,
         models=("DeepSeek-V4",),
-        reference="vLLM deepseek_v4 engine config (FORMATS.md)",
+        reference="vLLM 0.33 parser/deepseek_v4.py",
     ),
     think_format(
         "deepseek_v41",
@@ -41,6 +44,6 @@ FORMATS = [
         tool_start_ends_reasoning=True,
         turn_markers=DEEPSEEK_TURN_MARKERS,
         models=("DeepSeek-V4.1",),
-        reference="vLLM deepseek_v41 engine reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 parser/deepseek_v41.py",
     ),
 ]

@@ -28,6 +28,6 @@ FORMATS = [
         initial=always_reasoning,
         answer=(("<response>",), ("</response>",)),
         models=("ERNIE-4.5-21B-A3B-Thinking", "ERNIE-4.5-VL-28B-A3B-Thinking"),
-        reference="vLLM ernie45 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 ernie45_reasoning_parser.py",
     ),
 ]

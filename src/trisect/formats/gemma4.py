@@ -9,13 +9,16 @@ The output starts in content; ``<|channel>`` opens a reasoning block whose chann
 ``thought`` (with the newline after it, in every block) is dropped where the block begins;
 the text of any other channel name stays reasoning, and so does ``thought`` anywhere else
 (``I thought about it``: the label is the block's first text or nothing). ``<channel|>`` ends
-the block; a stray one in content is absorbed. ``enable_thinking`` (default true) decides
-whether the model is asked to think, not the initial state: thinking is opted into by the
-channel. ``<|channel>`` / ``<channel|>`` are special tokens of the Gemma 4 vocabulary (tests:
-synthetic tokenizer).
+the block; a stray one in content is absorbed. ``enable_thinking`` decides whether the model
+is asked to think, not the initial state: thinking is opted into by the channel.
+``<|channel>`` / ``<channel|>`` are special tokens of the Gemma 4 vocabulary (tests: synthetic
+tokenizer).
 
-Reference: FORMATS.md ``gemma4`` (vLLM Gemma4 engine config: THINK_START ``<|channel>``,
-THINK_END ``<channel|>``, initial CONTENT, strips ``thought\\n``).
+Reference: vLLM 0.33 ``vllm/parser/gemma4.py`` (``gemma4_config``: THINK_START ``<|channel>``,
+THINK_END ``<channel|>``, both also token-id terminals, initial state CONTENT whatever
+``enable_thinking`` says, which only decides whether the parser waits for reasoning (default
+false there); ``(CONTENT, THINK_END)`` absorbed; ``Gemma4Parser`` strips ``thought\\n`` from the
+start of the reasoning). No Gemma 4 template or tokenizer is staged.
 """
 
 from __future__ import annotations
@@ -44,6 +47,6 @@ FORMATS = [
         ),
         tool_start_ends_reasoning=True,
         models=("Gemma 4",),
-        reference="vLLM gemma4 engine reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 parser/gemma4.py",
     ),
 ]

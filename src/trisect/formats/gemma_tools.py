@@ -21,11 +21,13 @@ blocks is content. In Gemma 4 a closer repeated right after a call's closer
 one after text is text. The call markers are special tokens; a Gemma 4 call opener met inside
 the thought channel ends reasoning (the ``gemma4`` reasoning format).
 
-Reference: no Gemma 4 or FunctionGemma template or tokenizer is staged here. FORMATS.md: vLLM
-``gemma4`` engine config @f2bd5706 (``<|tool_call>``, ``<tool_call|>``, ``call:``, ``{``; string
-delimiter ``<|"|>``; bare values withheld while partial) and ``functiongemma`` (the
-``<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>`` example of vLLM PR
-#57120). Whether the models put several ``call:`` in one block is not recorded; it is accepted.
+Reference: no Gemma 4 or FunctionGemma template or tokenizer is staged here. Gemma 4: vLLM 0.33
+``vllm/parser/gemma4.py`` (``gemma4_config``: ``<|tool_call>``, ``<tool_call|>``, ``call:``, ``{``,
+``(CONTENT, TOOL_END)`` absorbed; ``_parse_gemma4_args``: strings between ``<|"|>``, nested
+objects and arrays, bare values withheld while partial). FunctionGemma: vLLM 0.33
+``vllm/tool_parsers/functiongemma_tool_parser.py`` (``<start_function_call>call:NAME{…}
+<end_function_call>``, ``key:<escape>value<escape>`` pairs). Neither source says whether a model
+puts several ``call:`` in one block; trisect accepts it.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ FORMATS = [
         quote='<|"|>',
         repeated_end=True,  # vLLM parser/gemma4.py:438-442 absorbs a closer met in content
         models=("Gemma 4",),
-        reference="FORMATS.md gemma4 (vLLM gemma4 engine config @f2bd5706)",
+        reference="vLLM 0.33 parser/gemma4.py",
     ),
     gemma_format(
         "functiongemma",
@@ -93,6 +95,6 @@ FORMATS = [
         end="<end_function_call>",
         quote="<escape>",
         models=("FunctionGemma",),
-        reference="FORMATS.md functiongemma (vLLM functiongemma tool parser; PR #57120 example)",
+        reference="vLLM 0.33 functiongemma_tool_parser.py",
     ),
 ]

@@ -16,7 +16,9 @@ is content. A ``<tool_call>`` met while thinking ends reasoning (GLM-5 emits cal
 it the marker and the rest are content, as written (vLLM's glm45 reasoning pass). A duplicate ``</think>`` is absorbed.
 
 Reference: zai-org GLM-4.6 and GLM-4.7-Flash chat templates (tests/data/templates/GLM-4.6.jinja,
-GLM-4.7-Flash.jinja); vLLM ``glm45`` / ``glm47`` (Glm47MoeParser, FORMATS.md).
+GLM-4.7-Flash.jinja); vLLM 0.33 ``vllm/parser/glm47_moe.py`` (``glm45`` and ``glm47`` are both
+``Glm47MoeParser``: thinking on unless ``thinking`` / ``enable_thinking`` say otherwise,
+``(REASONING, TOOL_START)`` ends reasoning, ``(CONTENT, THINK_END)`` absorbed).
 """
 
 from __future__ import annotations

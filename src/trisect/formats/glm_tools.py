@@ -38,9 +38,11 @@ Reasoning: ``<tool_call>`` inside an unterminated ``<think>`` block ends reasoni
 reasoning format says so (``tool_start_ends_reasoning``, vLLM ``glm45`` / ``glm47``).
 
 Reference: zai-org GLM-4.6 and GLM-4.7-Flash chat templates (tests/data/templates/GLM-4.6.jinja,
-GLM-4.7-Flash.jinja, from llama.cpp); vLLM ``glm47_moe`` engine config (FORMATS.md). Ling 3 and
-poolside Laguna: no template staged here; FORMATS.md records that both use the GLM-4.7 grammar
-(vLLM ``Ling3Parser(Glm47MoeParser)``; poolside PR #47167 "GLM-4.7 format verbatim"). The marker
+GLM-4.7-Flash.jinja, from llama.cpp); vLLM 0.33 ``vllm/parser/glm47_moe.py`` (``glm47_moe_config``:
+terminals, table, ``validate_tool_names=True``; names stripped). Ling 3: no template staged here;
+vLLM 0.33 ``vllm/parser/ling3.py`` is ``Ling3Parser(Glm47MoeParser)`` on the GLM-4.7 config.
+poolside Laguna: no template staged here; vLLM 0.33 ``vllm/tool_parsers/poolside_v1_tool_parser.py``
+reads ``<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>``. The marker
 strings are added tokens of the GLM-4.5+ tokenizer (its ids are not staged here; tests use a
 synthetic tokenizer with the same added tokens).
 """
@@ -74,11 +76,11 @@ FORMATS = [
     glm_format(
         "ling3",
         models=("Ling 3",),
-        reference="GLM-4.7 grammar (vLLM Ling3Parser subclasses Glm47MoeParser; FORMATS.md)",
+        reference="GLM-4.7 grammar (vLLM 0.33 parser/ling3.py: Ling3Parser subclasses Glm47MoeParser)",
     ),
     glm_format(
         "poolside_v1",
         models=("poolside Laguna",),
-        reference="GLM-4.7 grammar verbatim (vLLM PR #47167; FORMATS.md)",
+        reference="GLM-4.7 grammar (vLLM 0.33 poolside_v1_tool_parser.py)",
     ),
 ]

@@ -42,6 +42,6 @@ FORMATS = [
         stray_end=False,
         turn_markers=("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"),
         models=("granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-3.3-2b-instruct"),
-        reference="vLLM granite reasoning parser (FORMATS.md); Granite 3.3 chat template",
+        reference="vLLM 0.33 granite_reasoning_parser.py; Granite 3.3 chat template",
     ),
 ]

@@ -9,8 +9,9 @@ refuses a tokenizer without them), matched by id when ids are given. Content bef
 is content. A list entry whose JSON is invalid ends there and its text is content; the list
 markers are dropped.
 
-Reference: vLLM ``jamba`` tool parser (``tool_calls_start_token`` / ``tool_calls_end_token``,
-JSON list inside); FORMATS.md.
+Reference: vLLM 0.33 ``vllm/tool_parsers/jamba_tool_parser.py`` (``tool_calls_start_token`` /
+``tool_calls_end_token``, looked up in the vocabulary; a JSON list between them). No Jamba
+template or tokenizer is staged.
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ section, without it the marker is dropped and the rest is content. A duplicate `
 absorbed. All markers are added tokens of the Kimi vocabulary (tests: synthetic tokenizer).
 
 Reference: moonshotai Kimi-K2-Thinking chat template (tests/data/templates/Kimi-K2-Thinking.jinja);
-vLLM ``kimi_k2`` reasoning parser (FORMATS.md).
+vLLM 0.33 ``vllm/parser/kimi_k2.py`` (``KimiK2Parser``: thinking on when neither ``thinking`` nor
+``enable_thinking`` is given, else when either is truthy; ``(REASONING, TOOL_SECTION_START)`` ends
+reasoning; ``(CONTENT, THINK_END)`` absorbed). With thinking off vLLM's config has no think
+terminals at all, so there a ``<think>`` the model writes is content text; trisect opens a block.
 """
 
 from __future__ import annotations

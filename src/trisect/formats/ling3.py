@@ -9,7 +9,8 @@ thinking ends reasoning (opens the call with the GLM tool format combined; dropp
 it). No Ling 3 template was available: turn markers are not declared, so only the request
 switch and the output's own markers decide.
 
-Reference: FORMATS.md ``ling3`` (vLLM ``Ling3Parser(Glm47MoeParser)``, thinking default on).
+Reference: vLLM 0.33 ``vllm/parser/ling3.py`` (``Ling3Parser(Glm47MoeParser)`` on the GLM-4.7 config:
+thinking on when neither ``thinking`` nor ``enable_thinking`` is given, else when either is truthy).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ FORMATS = [
     glm_like(
         "ling3",
         models=("Ling 3", "Ring 3"),
-        reference="vLLM ling3 (GLM-4.7 grammar; FORMATS.md)",
+        reference="vLLM 0.33 parser/ling3.py (the GLM-4.7 grammar)",
         turn_markers=(),
     ),
 ]

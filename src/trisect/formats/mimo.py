@@ -12,8 +12,9 @@ Thinking on unless ``enable_thinking`` (or ``thinking``) is false; ``<tool_call>
 thinking ends reasoning when a tool format is combined; a duplicate ``</think>`` is absorbed.
 MiMo uses the Qwen2 vocabulary (``<think>`` / ``</think>`` = 151667 / 151668).
 
-Reference: FORMATS.md ``mimo`` (vLLM maps it to the Qwen3 engine reasoning parser); Qwen3
-chat template for the markers.
+Reference: vLLM 0.33 ``vllm/parser/mimo.py`` (``MiMoParser(Qwen3Parser)`` on ``qwen3_config``:
+thinking from ``enable_thinking``, default on) and ``vllm/reasoning/mimo_engine_reasoning_parser.py``;
+Qwen3 chat template for the markers.
 """
 
 from __future__ import annotations
@@ -29,6 +30,6 @@ FORMATS = [
         tool_start_ends_reasoning=True,
         turn_markers=QWEN_TURN_MARKERS,
         models=("MiMo-7B-RL", "MiMo-7B-SFT", "MiMo-V2-Flash"),
-        reference="vLLM mimo -> Qwen3 engine reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 parser/mimo.py (the Qwen3 grammar)",
     ),
 ]

@@ -17,7 +17,9 @@ too.
 ``<think>\\nREASONING\\n</think>\\n\\nCONTENT``; vLLM #34625 is this behaviour, by design).
 
 Reference: MiniMaxAI MiniMax-M2 chat template (tests/data/templates/MiniMax-M2.jinja); vLLM
-``minimax_m2`` / ``minimax_m2_append_think`` reasoning parsers (FORMATS.md).
+0.33 ``vllm/parser/minimax_m2.py`` (``minimax_m2_config``: initial state REASONING, a repeated
+``<think>`` and a stray ``</think>`` absorbed) and ``vllm/reasoning/minimax_m2_reasoning_parser.py``
+(``MiniMaxM2AppendThinkReasoningParser``: no reasoning, ``"<think>" + output`` as content).
 """
 
 from __future__ import annotations

@@ -37,8 +37,10 @@ same tokens.
 Reasoning: ``minimax_m2`` (the prompt opens ``<think>``; the output closes it).
 
 Reference: MiniMax-M2 chat template (tests/data/templates/MiniMax-M2.jinja, from llama.cpp);
-vLLM ``minimax_m2`` engine config (FORMATS.md: three quote styles, values stripped, names
-validated, ``CONTENT+TOOL_END`` absorbed).
+vLLM 0.33 ``vllm/parser/minimax_m2.py`` (``minimax_m2_config``: ``<invoke name=`` with ``"``, ``'``
+or no quote, the name ending at ``">``, ``'>`` or ``>``; ``validate_tool_names=True``;
+``(CONTENT, TOOL_END)`` absorbed). vLLM 0.33 keeps values verbatim (``_minimax_m2_parse_args``);
+trisect strips them, as older vLLM parsers did.
 """
 
 from __future__ import annotations

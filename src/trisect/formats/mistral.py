@@ -10,15 +10,15 @@ Both spellings are one terminal each; with a tokenizer, the spelling that is a s
 in its vocabulary is matched by id only (``[THINK]`` in v13+), the other is ordinary text —
 that is the auto-detection. The output starts in content (thinking is opted into by the
 marker, whatever the request says), so every block is explicitly opened, and only its end
-marker ends it as text: ``[TOOL_CALLS]`` written as text inside it is reasoning text (issue 10
-§3). Given by id, the special token ``[TOOL_CALLS]`` ends reasoning (``Rule.by_id``): with the
-Mistral tool format combined it opens the calls, without it the marker and the rest are
-content, as written (vLLM parses the call there in either case). A duplicate end marker is
-absorbed.
+marker ends it as text: ``[TOOL_CALLS]`` written as text inside it is reasoning text. Given
+by id, the special token ``[TOOL_CALLS]`` ends reasoning (``Rule.by_id``): with the Mistral tool
+format combined it opens the calls, without it the marker and the rest are content, as written
+(vLLM parses the call there in either case). A duplicate end marker is absorbed.
 
 Reference: mistralai Ministral-3-14B-Reasoning-2512 and unsloth Magistral-Small-2509 chat
-templates (tests/data/templates/); vLLM ``mistral`` reasoning parser (initial state CONTENT,
-``[TOOL_CALLS]`` implicit end; FORMATS.md).
+templates (tests/data/templates/); vLLM 0.33 ``vllm/parser/mistral.py`` (``MistralParser``: initial
+state CONTENT, ``[THINK]`` / ``[/THINK]`` as special tokens when the vocabulary has them, else
+``<think>`` / ``</think>`` as text; ``(REASONING, TOOL_CALLS)`` ends reasoning).
 """
 
 from __future__ import annotations

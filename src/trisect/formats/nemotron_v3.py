@@ -24,9 +24,11 @@ writes after ``</think>`` (fields are stripped whole here) and swaps only when t
 absent: ``R</think>`` is swapped there too (its content is None); trisect takes the rule above
 for both (a blank content after that newline, which vLLM's Granite keeps, is dropped here).
 
-Reference: FORMATS.md ``nemotron_v3`` (vLLM: Qwen3 config renamed, swap reasoning <-> content
-when ``enable_thinking is False`` or ``force_nonempty_content is True`` and content is empty;
-#39091).
+Reference: vLLM 0.33 ``vllm/parser/nemotron_v3.py`` (``nemotron_v3_config``: ``qwen3_config``
+renamed, trailing reasoning whitespace stripped; ``NemotronV3Parser.extract_reasoning``: the swap
+when ``enable_thinking is False`` or ``force_nonempty_content is True`` and the content is None
+or blank; ``get_streaming_fallback_content``: a stream's reasoning sent as content at the end)
+and ``vllm/parser/granite_thinking.py``.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ FORMATS = [
         reasoning_fallback=_swap,
         fallback_when_empty=True,
         models=("NVIDIA-Nemotron-3-Nano-30B-A3B", "Nemotron 3"),
-        reference="vLLM nemotron_v3 engine reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 parser/nemotron_v3.py",
     ),
     think_format(
         "granite_thinking_parser",

@@ -24,6 +24,6 @@ FORMATS = [
         initial=thinking_switch("enable_thinking", "thinking", default=True),
         turn_markers=("<|im_start|>", "<|im_end|>"),
         models=("Olmo-3-7B-Think", "Olmo-3-32B-Think"),
-        reference="vLLM olmo3 reasoning parser (FORMATS.md)",
+        reference="vLLM 0.33 olmo3_reasoning_parser.py",
     ),
 ]

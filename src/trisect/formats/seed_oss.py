@@ -9,8 +9,8 @@ Thinking on unless ``enable_thinking`` (or ``thinking``) is false; a Seed-OSS to
 duplicate ``</seed:think>`` is absorbed. The markers are added tokens of the Seed-OSS
 vocabulary (tests use a synthetic tokenizer with them).
 
-Reference: FORMATS.md ``seed_oss`` (vLLM ``SeedOssParser(Qwen3Parser)`` overriding only the
-four wrapper tokens, #46314).
+Reference: vLLM 0.33 ``vllm/parser/seed_oss.py`` (``SeedOssParser(Qwen3Parser)``: only the four
+wrapper tokens and the turn boundaries ``<seed:bos>`` / ``<seed:eos>`` differ from Qwen3).
 """
 
 from __future__ import annotations
@@ -27,6 +27,6 @@ FORMATS = [
         tool_start_ends_reasoning=True,
         turn_markers=("<seed:bos>", "<seed:eos>"),
         models=("Seed-OSS-36B-Instruct",),
-        reference="vLLM seed_oss (Qwen3 grammar, <seed:think> markers; FORMATS.md)",
+        reference="vLLM 0.33 parser/seed_oss.py (the Qwen3 grammar, <seed:think> markers)",
     ),
 ]

@@ -16,10 +16,11 @@ value counts only where the structure goes on after it, and the same malformed s
 recovered. ``<seed:tool_call>`` / ``</seed:tool_call>`` are special tokens; a
 ``<seed:tool_call>`` met while thinking ends reasoning with the ``seed_oss`` reasoning format.
 
-Reference: no Seed-OSS chat template is staged here. FORMATS.md: vLLM ``SeedOssParser`` is
-``Qwen3Parser`` with only the four wrapper tokens overridden (``<seed:think>``,
-``</seed:think>``, ``<seed:tool_call>``, ``</seed:tool_call>``; #46314); the tests write calls
-in the Qwen3-Coder template's spelling with those wrappers.
+Reference: no Seed-OSS chat template is staged here. vLLM 0.33 ``vllm/parser/seed_oss.py``:
+``SeedOssParser`` is ``Qwen3Parser`` with only the four wrapper tokens overridden
+(``<seed:think>``, ``</seed:think>``, ``<seed:tool_call>``, ``</seed:tool_call>``) and its own turn
+boundaries; ``<function=…>`` and ``<parameter=…>`` are the Qwen3 ones. The tests write calls in the
+Qwen3-Coder template's spelling with those wrappers.
 """
 
 from __future__ import annotations
@@ -32,6 +33,6 @@ FORMATS = [
         tool_start="<seed:tool_call>",
         tool_end="</seed:tool_call>",
         models=("Seed-OSS-36B",),
-        reference="FORMATS.md seed_oss (vLLM SeedOssParser = Qwen3 grammar with Seed wrappers)",
+        reference="vLLM 0.33 parser/seed_oss.py (the Qwen3 grammar in Seed wrappers)",
     ),
 ]
