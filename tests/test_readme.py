@@ -7,6 +7,8 @@ import io
 import re
 from pathlib import Path
 
+from test_layers import LAYERS, _layer
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -33,5 +35,55 @@ def test_the_more_section_links_every_doc() -> None:
     more = re.search(r"^## More\n(.*?)^## ", text, re.S | re.M).group(1)
     linked = re.findall(r"\]\((docs/[^)]+)\)", more)
     docs = README.parent / "docs"
-    assert sorted(linked) == sorted(f"docs/{p.name}" for p in docs.glob("*.md"))
+    pages = [f"docs/{p.name}" for p in docs.glob("*.md")] + [
+        f"docs/{p.parent.name}/{p.name}" for p in docs.glob("*/README.md")
+    ]
+    assert sorted(linked) == sorted(pages)
     assert all((README.parent / link).is_file() for link in linked)
+
+
+def _layout() -> tuple[list[tuple[str, int]], dict[str, list[str]]]:
+    """The Layout map: (entry, floor) rows top to bottom, and each section's entries."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"^## Layout\n.*?```\n(.*?)```", text, re.S | re.M).group(1)
+    rows: list[tuple[str, int]] = []
+    sections: dict[str, list[str]] = {}
+    section = ""
+    for line in block.splitlines():
+        if line.startswith("  ═══"):
+            section = line.strip("═ ").split(":")[0]
+            sections[section] = []
+        elif m := re.match(r"^  (\S+)\s+(\d+)\s", line):
+            rows.append((m.group(1), int(m.group(2))))
+            sections[section].append(m.group(1))
+    return rows, sections
+
+
+def _module(entry: str) -> str:
+    """The module test_layers.py names for a Layout entry (``serve/`` -> ``trisect.serve``)."""
+    name = entry.removesuffix("/").removesuffix(".py")
+    return "trisect" if name == "__init__" else f"trisect.{name}"
+
+
+def test_the_layout_lists_every_package_on_its_floor() -> None:
+    rows, _ = _layout()
+    package = README.parent / "src" / "trisect"
+    entries = {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    entries |= {p.name for p in package.glob("*.py")}
+    assert sorted(entry for entry, _ in rows) == sorted(entries), "the Layout must list every package and module"
+    assert [floor for _, floor in rows] == sorted((floor for _, floor in rows), reverse=True), "top floor first"
+    assert {entry: floor for entry, floor in rows} == {entry: _layer(_module(entry)) + 1 for entry, _ in rows}
+
+
+def test_the_layout_tells_the_core_from_the_shells() -> None:
+    _, sections = _layout()
+    assert {_module(e) for e in sections["shells"]} == set(LAYERS[-1])
+    core = {
+        "trisect.errors",
+        "trisect.engine",
+        "trisect.codecs",
+        "trisect.formats",
+        "trisect.message",
+        "trisect.request",
+    }
+    assert {_module(e) for e in sections["the core"]} == core | {"trisect.parser"}
