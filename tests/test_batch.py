@@ -28,6 +28,8 @@ import pytest
 
 import trisect
 from support import tokenizers
+from support.extras import require
+from support.work import HANG
 from trisect import Parser
 from trisect.many import message_dict
 
@@ -277,11 +279,12 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_resume_completes_it(tmp_path: 
         for _ in range(20000):
             proc.stdin.write(fh.readline())
     proc.stdin.flush()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 100_000):
+    deadline = time.monotonic() + HANG  # however busy the machine: the output grows until then
+    while not out.exists() or out.stat().st_size < 100_000:
+        assert time.monotonic() < deadline and proc.poll() is None, "the first run wrote no output"
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
-    _, stderr = proc.communicate(timeout=60)
+    _, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == 130, stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("trisect batch: interrupted after") and "--resume continues" in last
@@ -299,7 +302,7 @@ def test_ctrl_c_leaves_a_valid_partial_output_and_resume_completes_it(tmp_path: 
 
 
 def test_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
-    pytest.importorskip("tqdm")
+    require("tqdm", "batch")
     write_jsonl(tmp_path / "in.jsonl", [{"output": f"<think>a</think>b{i}"} for i in range(2000)])
     main, child = pty.openpty()
     fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a terminal's size
@@ -316,7 +319,7 @@ def test_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
         if not data:
             break
         seen += data
-    proc.wait(timeout=60)
+    proc.wait(timeout=HANG)
     os.close(main)
     text = seen.decode("utf-8", "replace")
     assert proc.returncode == 0
@@ -329,8 +332,8 @@ def test_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
 
 @pytest.mark.batch
 def test_parquet_in_and_out_with_ids_and_resume(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow", reason="the batch extra: pip install -e '.[batch]'")
-    import pyarrow.parquet as pq
+    pa = require("pyarrow", "batch")
+    pq = require("pyarrow.parquet", "batch")
 
     rows = [r for r in mixed_rows(240) if isinstance(r, dict)]
     table = pa.table(
@@ -383,7 +386,7 @@ def test_parquet_in_and_out_with_ids_and_resume(tmp_path: Path) -> None:
 def test_the_columns_hold_every_fact_of_a_message() -> None:
     """``pa.array`` drops a key its struct type does not name without a word: each field of
     ``Message`` (and of ``UnfinishedCall``) needs its field in the ``message`` column's type."""
-    pa = pytest.importorskip("pyarrow", reason="the batch extra: pip install -e '.[batch]'")
+    pa = require("pyarrow", "batch")
     from trisect.many import arrow_types
     from trisect.message.types import UnfinishedCall
 
@@ -432,12 +435,12 @@ def test_a_script_without_the_main_guard_fails_fast(tmp_path: Path) -> None:
         "print(sum(1 for _ in trisect.parse_many(rows, reasoning='qwen3', workers=2)))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=HANG)
     assert run.returncode != 0
     assert "BrokenProcessPool" in run.stderr
     guarded = tmp_path / "guarded.py"
     guarded.write_text(
         "if __name__ == '__main__':\n" + "".join("    " + line + "\n" for line in script.read_text().splitlines())
     )
-    run = subprocess.run([sys.executable, str(guarded)], env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, str(guarded)], env=env, capture_output=True, text=True, timeout=HANG)
     assert run.returncode == 0 and run.stdout.strip() == "500", run.stderr

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import trisect
+from support.extras import require
 from test_batch import JOB, ROOT, TOOLS, mixed_rows, read_jsonl, without_ids, write_jsonl
 
 pytestmark = [
@@ -22,7 +23,7 @@ pytestmark = [
     # Ray's own deprecation notices about its internals are not this suite's concern
     pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning"),
 ]
-ray = pytest.importorskip("ray", reason="the ray extra: pip install -e '.[ray]'")
+ray = require("ray", "ray")
 
 N = 10_000
 
@@ -92,8 +93,8 @@ def test_trisect_batch_ray_matches_the_local_run(local_ray: Any, tmp_path: Path)
 def test_trisect_batch_ray_from_parquet_to_jsonl(local_ray: Any, tmp_path: Path) -> None:
     """Parquet read by Ray, JSONL written through the driver: the messages come back from Arrow
     structs, where a fact a message lacks is null; the file says what the local run says."""
-    pa = pytest.importorskip("pyarrow")
-    import pyarrow.parquet as pq
+    pa = require("pyarrow", "ray")
+    pq = require("pyarrow.parquet", "ray")
 
     rows = [r for r in mixed_rows(600) if isinstance(r, dict) and "output" in r]
     table = pa.table({"id": [r["id"] for r in rows], "output": [r["output"] for r in rows]})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.work import HANG
 from trisect.cli import main
 
 OUTPUT = (
@@ -73,7 +74,7 @@ def test_demo_runs_as_a_module() -> None:
 
 
 def _cli(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "trisect", *args], input=stdin, capture_output=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "trisect", *args], input=stdin, capture_output=True, timeout=HANG)
 
 
 def test_text_is_kept_exact_crlf_and_all(tmp_path: Path) -> None:
@@ -124,7 +125,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         proc.stdout.readline()
         proc.stdout.close()  # as `| head -1` does
         err = proc.stderr.read()
-        status = proc.wait(timeout=60)
+        status = proc.wait(timeout=HANG)
     assert err == b"" and status == 141
 
 

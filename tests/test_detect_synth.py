@@ -7,13 +7,13 @@ in either direction fails here."""
 
 from __future__ import annotations
 
-import glob
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 import trisect
+from support import cases
 from trisect import Parser
 from trisect.detect import CONFIRMED, SYNTHESISED, confidence, detect, synth
 from trisect.detect.emit import format_toml
@@ -23,11 +23,11 @@ from trisect.engine.stream_options import StreamOptions
 from trisect.errors import FormatError
 from trisect.formats import all_formats, reasoning_format, tool_format
 from trisect.message import Message
-from trisect.testing import Case, load_cases
+from trisect.testing import Case
 
 ROOT = Path(__file__).parent
 TEMPLATES = ROOT / "data" / "templates"
-CASES: list[Case] = [c for f in sorted(glob.glob(str(ROOT / "cases" / "*" / "*.jsonl"))) for c in load_cases(f)]
+CASES: list[Case] = [Case.from_dict(d) for d in cases.load_cases()]  # no tokenizers: the renders are text
 
 # hand-written rules no render shows, by the case ids they decide
 GLM_ENDS_ON_CALL = {"glm45-tool-marker-ends-reasoning"}  # glm45 alone ends reasoning at <tool_call>

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from support.extras import require
 from support.grammar_cases import SHAPED, proof_cases
 from trisect import Parser, grammar
 from trisect.serve import default_model
@@ -39,8 +40,7 @@ pytestmark = [pytest.mark.model, pytest.mark.usefixtures("serve_extra")]
 
 @pytest.fixture(scope="module")
 def serve_extra() -> None:
-    pytest.importorskip("xllamacpp", reason="the [serve] extra installs xllamacpp")
-    pytest.importorskip("openai", reason="the [serve] extra installs openai")
+    require("xllamacpp", "serve")
 
 
 WEATHER = {

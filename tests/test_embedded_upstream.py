@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
 
+from support.work import HANG
 from trisect.serve.upstream.base import CompletionPiece, CompletionRequest, Constraint, UpstreamError
 from trisect.serve.upstream.embedded import EmbeddedUpstream, default_threads, request_body
 
@@ -53,12 +54,20 @@ def words(*pieces: str, end: str = "stop") -> list[dict[str, Any]]:
     return [*chunks, finish(end, len(pieces) + (end == "stop"))]
 
 
+def until_stopped(*pieces: str) -> Iterator[dict[str, Any]]:
+    """The pieces, then more text for as long as nobody stops the generation (as llama.cpp goes
+    on until it is cancelled), so a test sees the cancel however late it arrives (``HANG``)."""
+    yield from words(*pieces)[:-2]
+    for _ in range(int(HANG / 0.001)):
+        yield token(" more", 99)
+
+
 class FakeServer:
     """``handle_completions(body, callback)`` streaming a script chosen by ``script(body)``."""
 
     listening_address = "http://127.0.0.1:9"
 
-    def __init__(self, script: Callable[[dict[str, Any]], list[Any]], delay: float = 0.0) -> None:
+    def __init__(self, script: Callable[[dict[str, Any]], Iterable[Any]], delay: float = 0.0) -> None:
         self.script = script
         self.delay = delay
         self.bodies: list[dict[str, Any]] = []
@@ -80,7 +89,9 @@ class FakeServer:
             self.finished.set()
 
 
-def upstream(script: Callable[[dict[str, Any]], list[Any]], delay: float = 0.0) -> tuple[EmbeddedUpstream, FakeServer]:
+def upstream(
+    script: Callable[[dict[str, Any]], Iterable[Any]], delay: float = 0.0
+) -> tuple[EmbeddedUpstream, FakeServer]:
     server = FakeServer(script, delay)
     return EmbeddedUpstream.from_server(server, model_name="fake", single_token=lambda t: False), server
 
@@ -179,7 +190,7 @@ def test_constraints_map_to_llama_cpp_fields() -> None:
 
 
 def test_stop_strings_are_matched_across_pieces_and_end_the_choice() -> None:
-    up, server = upstream(lambda body: words("Hel", "lo", " EN", "D more", " never"), delay=0.001)
+    up, server = upstream(lambda body: until_stopped("Hel", "lo", " EN", "D more", " never"), delay=0.001)
     pieces = run(up, CompletionRequest(prompt="p", stop=("END",)))
     assert text_of(pieces) == "Hello " and pieces[-1].finish_reason == "stop"
     assert pieces[-1].stop_reason == "END" and pieces[-1].completion_tokens is not None
@@ -200,7 +211,7 @@ def test_n_choices_run_concurrently_with_distinct_seeds() -> None:
 
 
 def test_closing_the_iterator_cancels_the_generation() -> None:
-    up, server = upstream(lambda body: words(*(["x"] * 10_000)), delay=0.001)
+    up, server = upstream(lambda body: until_stopped("x"), delay=0.001)
 
     async def go() -> None:
         stream = up.complete(CompletionRequest(prompt="p"))
@@ -208,7 +219,7 @@ def test_closing_the_iterator_cancels_the_generation() -> None:
             if piece.text:
                 break
         await stream.aclose()  # what the server does when its client disconnects
-        assert await asyncio.to_thread(server.finished.wait, 5)
+        assert await asyncio.to_thread(server.finished.wait, HANG)
         await up.aclose()
 
     asyncio.run(go())
@@ -234,13 +245,13 @@ def test_engine_errors_are_upstream_errors() -> None:
 def test_a_callback_that_cannot_reach_the_loop_stops_the_generation() -> None:
     """xllamacpp swallows exceptions raised in the stream callback; the callback catches its
     own (here: the event loop is gone) and tells llama.cpp to stop."""
-    up, server = upstream(lambda body: words(*(["x"] * 10_000)), delay=0.001)
+    up, server = upstream(lambda body: until_stopped("x"), delay=0.001)
     loop = asyncio.new_event_loop()
     stream = up.complete(CompletionRequest(prompt="p"))
     first = loop.run_until_complete(stream.__anext__())
     assert first.text == "x"
     loop.close()
-    assert server.finished.wait(5) and server.cancelled == 1
+    assert server.finished.wait(HANG) and server.cancelled == 1
     up._executor.shutdown()
 
 

@@ -158,7 +158,7 @@ def test_incremental_stream_reports_a_cut_off_call_as_aborted() -> None:
     assert deltas[0].tool_calls[0].name == "get_weather"
     assert deltas[-1].aborted == (0,)
     # parse() and atomic streams never return it, and its raw text is not content either: the
-    # message keeps it apart (issue 10 §3), exactly as the incremental stream ends
+    # message keeps it apart, exactly as the incremental stream ends
     cut = parser.parse(text, tools=WEATHER)
     assert cut.content is None and not cut.tool_calls and cut.unfinished_call is not None
     assert cut.unfinished_call.text == text and deltas[-1].unfinished_call == cut.unfinished_call

@@ -1,4 +1,4 @@
-"""Engine and harness rules of issue 10: cut-off calls, nothing lost, bad input, tool names.
+"""Engine and harness rules: cut-off calls, nothing lost, bad input, tool names.
 
 Each test names the rule it holds the engine to (the engine package docstring states them).
 """
@@ -37,12 +37,12 @@ def _stream(parser: Parser, pieces: list[str], *, atomic: bool, **options) -> tu
     return builder.message(), [d for d in deltas if d is not None]
 
 
-# ---------------------------------------------------------------------------- §3 a cut-off call is not content
+# ---------------------------------------------------------------------------- a cut-off call is not content
 
 
 def test_a_cut_off_call_is_kept_apart_not_in_content() -> None:
     """Two hermes calls, the second cut off at max_tokens: the first call, no markup in content,
-    the second call's raw text on the message (issue 10 §3)."""
+    the second call's raw text on the message."""
     parser = Parser("qwen3", "hermes")
     output = f"<think>\nplan\n</think>\n\nSure.\n{WEATHER}\n{CUT}"
     msg = parser.parse(output, tools=TOOLS, id_factory=lambda i: f"call_{i}")
@@ -88,7 +88,8 @@ def test_a_complete_malformed_call_stays_content_in_every_stream() -> None:
 
 
 def test_a_malformed_llama_call_streamed_per_character_keeps_all_its_text() -> None:
-    """issue 10 §2: the stream's content ended 'bad}' while parse() kept the whole text."""
+    """Streamed per character, the content keeps all of the malformed call's text, as parse() does
+    (not just its tail 'bad}')."""
     parser = Parser(None, "llama3_json")
     output = '{"name": "f", "parameters": {bad}'
     msg = parser.parse(output, tools=TOOLS)
@@ -135,7 +136,7 @@ def test_the_harness_checks_the_cut_off_rule() -> None:
     assert check_truncations(complete) > 0
 
 
-# ---------------------------------------------------------------------------- §2 nothing lost
+# ---------------------------------------------------------------------------- nothing lost
 
 
 def _case(reasoning: str | None, fmt: str | None, output: str, **kw) -> Case:
@@ -152,7 +153,7 @@ def test_nothing_lost_passes_where_every_character_is_accounted_for() -> None:
             "<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Hi",
         ),
         ("qwen3", "hermes", "stray </think> text"),
-        # the classes issue 10 lists, fixed (tests/test_nothing_lost.py)
+        # a marker, a label and a block of calls that once lost text (tests/test_nothing_lost.py)
         (None, "mistral", "[TOOL_CALLS] b[/INST]c"),
         ("gemma4", None, "<|channel>I thought about it<channel|>Answer"),
         (None, "deepseek_v31", "Let me look that up.<｜tool▁calls▁begin｜>get_weather"),
@@ -164,7 +165,7 @@ def test_nothing_lost_passes_where_every_character_is_accounted_for() -> None:
 @pytest.mark.parametrize(
     ("output", "message", "spans", "why"),
     [
-        # the outputs issue 10 lists, parsed as they were before their fix (tests/test_nothing_lost.py)
+        # those outputs with messages that drop text (tests/test_nothing_lost.py): the check names the loss
         ("[TOOL_CALLS] b[/INST]c", Message(content="b[/INSTc"), [Span("marker", 0, 12)], "lost"),
         (
             "<|channel>I thought about it<channel|>Answer",
@@ -180,11 +181,11 @@ def test_nothing_lost_passes_where_every_character_is_accounted_for() -> None:
         ),
     ],
 )
-def test_nothing_lost_finds_the_classes_issue_10_lists(output, message, spans, why) -> None:
+def test_nothing_lost_finds_a_lost_marker_label_and_envelope(output, message, spans, why) -> None:
     assert any(p.startswith(why) for p in losses(output, message, spans))
 
 
-# ---------------------------------------------------------------------------- §4 bad input
+# ---------------------------------------------------------------------------- bad input
 
 
 @pytest.mark.parametrize("bad", [b"<think>x", 42, 1.5, ["a"]])
@@ -249,7 +250,7 @@ def test_every_effort_a_format_switches_on_is_accepted() -> None:
             assert set(values) <= set(REASONING_EFFORTS), (spec.name, values)
 
 
-# ---------------------------------------------------------------------------- §5 tool names
+# ---------------------------------------------------------------------------- tool names
 
 
 def _named(fmt: str, name: str) -> str | None:

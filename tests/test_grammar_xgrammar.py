@@ -12,16 +12,15 @@ xgrammar imports torch, so this suite is not portable: without xgrammar it skips
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 from functools import cache
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 import trisect
+from support.extras import require
 from support.grammar_cases import (
     DEFS_A,
     REQUIRED_GOOD,
@@ -45,20 +44,13 @@ pytestmark = pytest.mark.xgrammar
 STOP = "<|trisect-stop|>"
 
 
-def _load() -> ModuleType | None:
-    try:
-        return importlib.import_module("xgrammar")
-    except ImportError:
-        return None
-
-
-xgr: Any = _load()
+xgr: Any = None  # set by the fixture below, per test: a missing xgrammar is each test's skip
 
 
 @pytest.fixture(autouse=True)
 def _requires_xgrammar() -> None:
-    if xgr is None:
-        pytest.skip("xgrammar is not installed (pip install -e '.[xgrammar]')")
+    global xgr
+    xgr = require("xgrammar", "xgrammar")
 
 
 # ---------------------------------------------------------------------------- xgrammar set-up
@@ -160,7 +152,7 @@ def test_reasoning_before_the_calls() -> None:
 
 
 def _sample(compiled: Any, m: tuple[str, ...], rng: random.Random, limit: int = 1200) -> str | None:
-    import torch
+    torch = require("torch", "xgrammar")
 
     vocab, _compiler = _vocab(m)
     matcher = xgr.GrammarMatcher(compiled)

@@ -1,4 +1,4 @@
-"""JSON-bodied tool formats (issue 4): what the case files cannot show.
+"""JSON-bodied tool formats: what the case files cannot show.
 
 Call ids in the family's style (the replay harness fixes ids with ``id_factory``), the
 ``history_tool_calls`` request option, and the tokenizers the case files use, checked against

@@ -1,4 +1,4 @@
-"""Marker text inside a raw value is value text (issue 10 §2), in every family whose arguments
+"""Marker text inside a raw value is value text, in every family whose arguments
 are raw-text parameters: the XML invoke builder (Qwen3-Coder, Seed-OSS, Step, MiniMax, MiniCPM5,
 DSML, dots, MiMo) and the key / value builder (GLM, Ling 3, poolside, HY, K2 Horizon).
 
@@ -146,7 +146,7 @@ def _case(name: str, path: str, content: str, *, tokenizer: bool) -> Case:
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
-def test_the_issue_examples(name: str) -> None:
+def test_a_value_holding_a_key_opener_and_a_call_opener(name: str) -> None:
     """A value holding the opener of a key the call has, and a call's opener: exact values."""
     spec = tool_format(name)
     m = _m(spec)

@@ -1,4 +1,4 @@
-"""A missing closer that the structure makes certain is recovered (issue 10 §3).
+"""A missing closer that the structure makes certain is recovered.
 
 Inside a raw value, the closer of the element the calls live in (``Rule.follow_end``) ends the
 value and the call before what may follow a call, the end of the output included: nothing but

@@ -1,4 +1,4 @@
-"""Characters never disappear (issue 10 §2): the outputs that lost text on the way.
+"""Characters never disappear: outputs whose text a marker, a label or a block could swallow.
 
 * Mistral: a ``[`` in the name region opens the list of calls only before its first object
   (``Rule.follow`` in a name region); ``[TOOL_CALLS] b[/INST]c`` is a name region holding the

@@ -10,17 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
+from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-pytest.importorskip("openai")
-
-from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
-from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
-
-from support import tokenizers as tk  # noqa: E402
-from trisect import Parser  # noqa: E402
-from trisect.chat import ChatStream, chat_completion, make_call_id, resolve_finish_reason  # noqa: E402
-from trisect.formats import tool_format  # noqa: E402
-from trisect.request.choice import keeps_native_markers  # noqa: E402
+from support import tokenizers as tk
+from trisect import Parser
+from trisect.chat import ChatStream, chat_completion, make_call_id, resolve_finish_reason
+from trisect.formats import tool_format
+from trisect.request.choice import keeps_native_markers
 
 
 def _tool(name: str, props: dict) -> dict:
@@ -443,7 +440,7 @@ def test_atomic_tool_calls_never_show_a_call_that_is_cut_off() -> None:
     assert not any("tool_calls" in c["choices"][0]["delta"] for c in chunks)
     assert chunks[-1]["choices"][0]["finish_reason"] == "length"
     folded, _reason = _fold(chunks)
-    assert folded["tool_calls"] == [] and "<tool_call>" not in folded["content"]  # not content (issue 10 §3)
+    assert folded["tool_calls"] == [] and "<tool_call>" not in folded["content"]  # a cut-off call is not content
 
 
 def test_include_reasoning_false_with_every_tool_choice() -> None:

@@ -1,4 +1,4 @@
-"""Issue 10 §3: pythonic calls, argument names and a list the output ends inside.
+"""Pythonic calls: argument names and a list the output ends inside.
 
 * **Argument names that are Python keywords** (``f(from="a", class=1)``) are legal parameter
   names. A JSON schema may name a parameter ``from`` or ``class``, and a model asked to write

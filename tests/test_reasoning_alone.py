@@ -58,7 +58,7 @@ def test_the_tool_marker_ends_reasoning_and_stays_content(row: tuple[str, str, s
 
 
 def test_mistral_a_tool_marker_written_as_text_inside_think_is_reasoning() -> None:
-    """Only [/THINK] ends an explicitly opened block when the output is text (issue 10 §3): the
+    """Only [/THINK] ends an explicitly opened block when the output is text: the
     text [TOOL_CALLS] is reasoning text; by id the special token ends the block (above)."""
     out = f"[THINK]plan{MISTRAL_CALL}[/THINK]after"
     for tools in (None, "mistral"):

@@ -66,8 +66,8 @@ for fmt, native in [("hermes", H), ("qwen3_coder", C)]:
             fmt,
             "<think>\nmaybe " + native,
             {"tool_choice": "none"},
-            # the marker ends reasoning and, no tool format reading it, stays content (issue 10
-            # §3; vLLM's qwen3 reasoning pass re-emits it as text)
+            # the marker ends reasoning and, no tool format reading it, stays content (vLLM's qwen3
+            # reasoning pass re-emits it as text: docs/formats/vllm-engine.md)
             reasoning="maybe",
             content=native,
             calls=[],

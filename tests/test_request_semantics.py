@@ -143,7 +143,8 @@ def test_none_returns_no_call_and_keeps_the_text_where_the_format_puts_it(reason
 
 def test_none_keeps_a_call_marker_inside_reasoning_as_content() -> None:
     """Qwen3's <tool_call> ends unterminated reasoning; with tools it opens the call, with none it
-    is content text, as written (issue 10 §3: vLLM's qwen3 reasoning pass re-emits the marker)."""
+    is content text, as written (vLLM's qwen3 reasoning pass re-emits the marker:
+    docs/formats/vllm-engine.md)."""
     parser = Parser("qwen3", "hermes")
     output = "<think>\nI could " + HERMES_CALLS
     _expect(parser, output, ("I could", HERMES_CALLS, []), tools=TOOLS, tool_choice="none")

@@ -1,4 +1,4 @@
-"""Issue 10 §5: outputs past Python's own limits degrade by the rules, never with an untyped error.
+"""Outputs past Python's own limits degrade by the rules, never with an untyped error.
 
 * a JSON name or id value of 4,301 digits, or nested 1,200 deep (every JSON-envelope format):
   not a string, so not a name: the call is malformed (content; ``strict=True``:

@@ -1,4 +1,4 @@
-"""Issue 10 §3, values: schema-typed raw values (qwen3_coder and every XML-parameter family).
+"""Schema-typed raw values (qwen3_coder and every XML-parameter family).
 
 * ``float`` is ``number`` (tool definitions write it; ``request/choice.py`` accepts it; vLLM 0.33
   coerces it as a number, ``tool_parsers/utils.py:1126-1151``): ``2.50`` is the number ``2.50``;

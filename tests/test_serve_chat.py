@@ -13,16 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import openai
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-pytest.importorskip("httpx")
-openai = pytest.importorskip("openai")
-
-from support import cases, tokenizers  # noqa: E402
-from support.serving import ReplayChoice, replay_pieces, served_model, stack  # noqa: E402
-from trisect.openai import ChatStream, chat_completion  # noqa: E402
+from support import cases, tokenizers
+from support.serving import ReplayChoice, replay_pieces, served_model, stack
+from trisect.openai import ChatStream, chat_completion
 
 KINDS = ("vllm", "sglang", "llamacpp", "openai")
 FAMILIES = {  # (tokenizer, reasoning, tools) -> cases to play

@@ -11,17 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import openai
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-openai = pytest.importorskip("openai")
-
-from support import tokenizers  # noqa: E402
-from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
-from trisect import Parser  # noqa: E402
-from trisect.grammar import json_schema, structural_tag  # noqa: E402
-from trisect.openai import chat_completion  # noqa: E402
+from support import tokenizers
+from support.serving import ReplayChoice, ReplayPiece, served_model, stack
+from trisect import Parser
+from trisect.grammar import json_schema, structural_tag
+from trisect.openai import chat_completion
 
 TOOLS = [
     {

@@ -10,19 +10,15 @@ import asyncio
 import json
 from typing import Any
 
+import httpx
+import openai
 import pytest
+from openai.types.responses import Response, ResponseStreamEvent
+from pydantic import TypeAdapter
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
-openai = pytest.importorskip("openai")
-
-from openai.types.responses import Response, ResponseStreamEvent  # noqa: E402
-from pydantic import TypeAdapter  # noqa: E402
-
-from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
-from trisect import Parser  # noqa: E402
-from trisect.serve.replay import Script  # noqa: E402
+from support.serving import ReplayChoice, ReplayPiece, served_model, stack
+from trisect import Parser
+from trisect.serve.replay import Script
 
 TOOLS = [
     {

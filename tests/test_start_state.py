@@ -13,9 +13,8 @@ The prompt's tail is classified here from the rendered text alone (not by trisec
   marker the output writes (Mistral ``[THINK]``, Granite) start in content. Where the model
   writes the start marker itself (Qwen3, GLM-4.6, Kimi K2), the prompt does not decide; the switch
   does, as in vLLM 0.33 (docs/formats/vllm-engine.md, "Start state": glm45 / qwen3 / kimi_k2 start
-  in REASONING when thinking is on, the ``<think>`` the model writes is absorbed). The issue reads
-  GLM-4.6 as starting in content here; that contradicts vLLM's parser and is left to the lead.
-  Either way, the first output (``<think>plan</think>Hi``) parses the same.
+  in REASONING when thinking is on, the ``<think>`` the model writes is absorbed), GLM-4.6
+  included. Either way, the first output (``<think>plan</think>Hi``) parses the same.
 
 Each row checks the stream's initial state and a short first output through ``parse()``.
 """

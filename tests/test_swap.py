@@ -1,5 +1,4 @@
-"""Issue 10 (item 5 of the brief): Nemotron 3 / Granite 4.2's swap when the reasoning ended with
-no content after it.
+"""Nemotron 3 / Granite 4.2's swap when the reasoning ended with no content after it.
 
 vLLM 0.33 ``parser/nemotron_v3.py`` ``extract_reasoning``: with ``enable_thinking: false`` or
 ``force_nonempty_content: true``, when the content is None or blank the reasoning and the content

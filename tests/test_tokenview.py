@@ -4,33 +4,16 @@ tokenizer, and on the multi-turn, nested and stray-marker shapes the text view n
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from support import tokenizers
+from support import cases, tokenizers
 from support.work import lines_run
 from trisect import Parser, RequestError
-from trisect.testing import Case, engine_deltas
+from trisect.testing import engine_deltas
 
-CASES_DIR = Path(__file__).resolve().parent / "cases"
-
-
-def _reasoning_cases() -> list[tuple[str, dict]]:
-    out = []
-    for path in sorted(CASES_DIR.glob("*/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                data = json.loads(line)
-                if data.get("reasoning") and data.get("tokenizer"):
-                    out.append((f"{path.parent.name}/{path.stem}:{data['id']}", data))
-    return out
-
-
-CASES = _reasoning_cases()
+CASES = [d for d in cases.load_cases() if d.get("reasoning") and d.get("tokenizer")]
 
 
 def _ends(values: list[bool]) -> list[int]:
@@ -38,9 +21,9 @@ def _ends(values: list[bool]) -> list[int]:
     return [k for k in range(1, len(values)) if values[k] and not values[k - 1]]
 
 
-@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+@cases.parametrize(CASES)
 def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
-    case = Case.from_dict(data, tokenizers.load)
+    case = cases.as_case(data)
     ids = case.ids()
     assert ids is not None
     parser = case.parser(with_tokenizer=True)
@@ -73,7 +56,8 @@ def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
     assert content_ids == (ids[len(ids) - len(content_ids) :] if content_ids else [])
 
 
-ISSUE_3_FORMATS = {
+# the reasoning formats whose vocabulary is staged or synthesized (tests/support/tok_*.py)
+TOKENIZED_FORMATS = {
     "deepseek_r1", "deepseek_v3", "holo2", "deepseek_v4", "deepseek_v41", "qwen3", "mimo", "seed_oss", "nemotron_v3",
     "glm45", "glm47", "ling3", "kimi_k2", "minimax_m2", "minimax_m2_append_think", "mistral", "gemma4", "granite",
     "ernie45", "hunyuan_a13b", "hy_v3", "olmo3", "step3", "step3p5", "cohere_command3", "cohere_command4", "identity",
@@ -81,8 +65,8 @@ ISSUE_3_FORMATS = {
 
 
 def test_there_is_a_case_with_a_tokenizer_for_every_reasoning_format() -> None:
-    names = {d["reasoning"] for _, d in CASES}
-    assert ISSUE_3_FORMATS <= names
+    names = {d["reasoning"] for d in CASES}
+    assert TOKENIZED_FORMATS <= names
 
 
 # ---------------------------------------------------------------------- targeted
@@ -114,7 +98,7 @@ def test_multi_turn_prompt_with_earlier_think_pairs() -> None:
     assert p.is_reasoning_end(enc(history + "<think>\nnew</think>\n\nSunny")) is True
     # the same history pre-filling '<think>\n' with thinking switched off: the prompt, given as
     # the prompt, decides; one list of ids alone carries no prompt, and with thinking off Qwen3's
-    # markers are text (FormatSpec.plain_when_off, issue 10 §3): the switch decides
+    # markers are text (FormatSpec.plain_when_off): the switch decides
     off = {"chat_template_kwargs": {"enable_thinking": False}}
     assert p.is_reasoning_end([], prompt_token_ids=enc(history + "<think>\n"), **off) is False
     assert p.is_reasoning_end(enc(history + "<think>\n"), **off) is True
@@ -261,12 +245,12 @@ def test_random_marker_soups_agree_and_never_count_negative(fmt: str, data: st.D
     assert 0 <= parser.count_reasoning_tokens(ids, **options) <= len(ids)
 
 
-@pytest.mark.parametrize("data", [d for _, d in CASES], ids=[i for i, _ in CASES])
+@cases.parametrize(CASES)
 def test_a_copy_probes_ids_without_moving_its_original(data: dict) -> None:
     """``tracker.copy()`` fed the rest of the ids ends where the whole sequence does, and the
     tracker it was copied from stays where it was (what engines' speculative probes rely on:
     the plugins feed a copy the pending ids instead of re-reading the whole output)."""
-    case = Case.from_dict(data, tokenizers.load)
+    case = cases.as_case(data)
     ids = case.ids()
     assert ids is not None
     parser = case.parser(with_tokenizer=True)
@@ -286,7 +270,7 @@ def test_a_copy_probes_ids_without_moving_its_original(data: dict) -> None:
 def test_channel_formats_track_with_the_engine_and_copy_it() -> None:
     """The copy test above reaches the engine-backed tracker too (channel formats)."""
     kinds = set()
-    for _, data in CASES:
-        case = Case.from_dict(data, tokenizers.load)
+    for data in CASES:
+        case = cases.as_case(data)
         kinds.add(type(case.parser(with_tokenizer=True).reasoning_tracker(**case.request())).__name__)
     assert {"ReasoningTracker", "EngineTracker"} <= kinds, kinds

@@ -42,7 +42,7 @@ def test_an_unknown_type_is_a_tool_schema_error(prop: dict[str, Any], where: str
     [
         {"type": "integer"},
         {"type": ["string", "null"]},
-        {"type": "float"},  # tool definitions write it for "number" (issue 10: a number)
+        {"type": "float"},  # tool definitions write it for "number"
         {"enum": ["a", "b"]},
         {},
         {"type": "object", "properties": {"k": {"type": "array", "items": {"type": "number"}}}},

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 import trisect
-from support import tokenizers
+from support import cases
 from support.known_losses import KNOWN_LOSSES
 from trisect import Act, FormatError, FormatSpec, Parser, Region, grammar, rules
 from trisect.cli import main as cli_main
 from trisect.codecs import JsonArgsCodec
 from trisect.engine.spec import CONTENT as CONTENT_STATE
 from trisect.formats import _catalogue, reasoning_format, tool_format
-from trisect.testing import Case, check_case
+from trisect.testing import check_case
 
 # a small format of our own: <<call get_weather>>{"city": "Paris"}<</call>>
 CALLS = FormatSpec(
@@ -147,7 +147,6 @@ def test_an_unknown_name_without_a_near_one_lists_the_names() -> None:
 # ---------------------------------------------------------------------------- formats as TOML files
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
-CASES = Path(__file__).resolve().parent / "cases"
 # example file -> (the built-in format it writes out, the names its cases use)
 TOML_TWINS = {
     "qwen3.toml": ("reasoning", "qwen3", {"qwen3"}),
@@ -189,12 +188,10 @@ def _toml_cases() -> list[tuple[str, dict[str, Any]]]:
         for n in names:
             rename[(kind, n)] = file
     out = []
-    for path in sorted(CASES.glob("*/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            data = json.loads(line)
-            files = {rename.get(("reasoning", data.get("reasoning"))), rename.get(("tools", data.get("tools_format")))}
-            if files - {None}:
-                out.append((f"{path.parent.name}:{data['id']}", data))
+    for data in cases.load_cases():
+        files = {rename.get(("reasoning", data.get("reasoning"))), rename.get(("tools", data.get("tools_format")))}
+        if files - {None}:
+            out.append((data["key"], data))
     return out
 
 
@@ -222,7 +219,7 @@ def test_the_family_cases_replay_through_the_toml_formats(data: dict[str, Any], 
     case["tools_format"] = toml_formats.get(("tools", data.get("tools_format")), data.get("tools_format"))
     assert (case["reasoning"], case["tools_format"]) != (data.get("reasoning"), data.get("tools_format"))
     checked = case["id"] not in KNOWN_LOSSES  # the format's own known losses (tests/test_cases.py)
-    assert check_case(Case.from_dict(case, tokenizers.load), seeds=(0,), splits=False, nothing_lost=checked) > 0
+    assert check_case(cases.as_case(case), seeds=(0,), splits=False, nothing_lost=checked) > 0
 
 
 def test_there_are_cases_for_the_toml_formats() -> None:

@@ -1,4 +1,4 @@
-"""Every parser name vLLM 0.33 registers is a trisect format name (issue 10 §1).
+"""Every parser name vLLM 0.33 registers is a trisect format name.
 
 The lists are vLLM 0.33.0's ``_REASONING_PARSERS_TO_REGISTER`` (``vllm/reasoning/__init__.py``,
 42 names) and ``_TOOL_PARSERS_TO_REGISTER`` (``vllm/tool_parsers/__init__.py``, 58 names).

@@ -10,10 +10,8 @@ duplicate keys, string-encoded arguments, markers inside strings).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,23 +20,10 @@ from hypothesis import strategies as st
 
 import trisect
 import trisect.parser as parser_module
+from support import cases
 from trisect import MessageBuilder, Parser
 
-CASES_DIR = Path(__file__).resolve().parent / "cases"
-
-
-def _text_cases() -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for path in sorted(CASES_DIR.glob("*/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                data = json.loads(line)
-                if not data.get("ids_only"):
-                    out.append((f"{path.parent.name}/{path.stem}:{data['id']}", data))
-    return out
-
-
-CASES = _text_cases()
+CASES = [(d["key"], d) for d in cases.load_cases() if not d.get("ids_only")]
 
 
 def _fixed_id(index: int) -> str:

@@ -1,18 +1,28 @@
-"""Read the case files in tests/cases/ (written by tests/support/render_cases.py).
+"""The one reader of the case files in tests/cases/ (written by tests/support/render_*.py).
 
 Each line of ``tests/cases/<dir>/<name>.jsonl`` is one case: ``id``, ``source``,
 ``reasoning`` / ``tools_format`` (trisect parser names or null), ``tokenizer``,
 ``token_ids``, ``output``, ``tools``, ``options``, ``truncated``, ``expected`` and, for cases
-that only hold when token ids are fed, ``ids_only: true``.
+that only hold when token ids are fed, ``ids_only: true``. ``load_cases`` adds ``file`` (the
+path under tests/cases/) and ``key`` (``<dir>/<name>:<id>``, the test id ``parametrize`` gives).
+
+Every test module that reads cases reads them here; ``as_case`` turns one into the replay
+harness's ``trisect.testing.Case`` with the staged tokenizers. Each file's text is read once per
+process (the suite's modules share it).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support import tokenizers
+from trisect.testing import Case
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 
@@ -21,16 +31,39 @@ def case_files() -> list[Path]:
     return sorted(CASES_DIR.glob("*/*.jsonl"))
 
 
+@cache
+def _lines(path: Path) -> tuple[str, ...]:
+    return tuple(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
 def load_cases(path: Path | None = None) -> list[dict[str, Any]]:
-    """All cases of one file, or of every file when ``path`` is None."""
-    paths = [path] if path is not None else case_files()
+    """All cases of one file, or of every file when ``path`` is None (fresh dicts on every call)."""
     cases: list[dict[str, Any]] = []
-    for p in paths:
-        for line in p.read_text(encoding="utf-8").splitlines():
+    for p in [path] if path is not None else case_files():
+        name = str(p.relative_to(CASES_DIR))
+        for line in _lines(p):
             case = json.loads(line)
-            case["file"] = str(p.relative_to(CASES_DIR))
+            case["file"] = name
+            case["key"] = f"{p.parent.name}/{p.stem}:{case['id']}"
             cases.append(case)
     return cases
+
+
+def parametrize(cases: Iterable[Any], name: str = "data", key: Callable[[Any], str] | None = None) -> Any:
+    """``pytest.mark.parametrize`` over cases (dicts or ``pytest.param``), each test named by its key."""
+    cases = list(cases)
+    ids = [(key or _key)(c) for c in cases]
+    return pytest.mark.parametrize(name, cases, ids=ids)
+
+
+def _key(case: Any) -> str:
+    data = case if isinstance(case, dict) else case.values[0]  # a case, or a pytest.param of one
+    return str(data["key"])
+
+
+def as_case(data: dict[str, Any]) -> Case:
+    """The replay harness's ``Case`` for one case, with its staged tokenizer."""
+    return Case.from_dict(data, tokenizers.load)
 
 
 def token_ids(case: dict[str, Any]) -> list[int] | None:

@@ -1,6 +1,6 @@
 """The cases ``trisect.testing.check_nothing_lost`` fails today, by case id: the one list.
 
-Each is a format's bug the check found (issue 10 §2), left to the formats' owner to fix in the
+Each is a format's bug the check found, left to the formats' owner to fix in the
 format; ``tests/test_cases.py`` runs the check on them as ``xfail(strict=True)``, so a fix shows
 as an unexpected pass and its entry must go. Every other case passes the check under every
 mutation the suite makes (chunkings, truncations, copies).

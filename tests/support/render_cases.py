@@ -289,7 +289,7 @@ class Book:
 def cut_call(tools_format: str, text: str) -> str:
     """The raw text of the first call, cut off, that an output ends inside: ``text`` from the
     first marker that opens a call, or the block of calls it opened in (a block that yielded no
-    call goes with it), in the format's table (issue 10 §3: that text is the message's
+    call goes with it), in the format's table (that text is the message's
     ``unfinished_call``, not content)."""
     from trisect.engine.spec import Act, Region
     from trisect.formats import tool_format
@@ -1769,7 +1769,7 @@ def qwen3_coder_cases() -> Book:
         "qc-rt-30b-template-python-repr-object-is-json",
         f"{CODER_30B} round trip: this template writes non-string values with |string, so "
         "a dict becomes Python repr \"{'a': 1, …}\": an object parameter written as a Python "
-        "literal is that JSON object (issue 10 §3; vLLM's legacy parser falls back to ast.literal_eval too)",
+        "literal is that JSON object (vLLM's legacy parser falls back to ast.literal_eval too)",
         out,
         tool_calls=[call("configure", {"options": {"a": 1, "b": [True, None]}})],
         tools=tools,

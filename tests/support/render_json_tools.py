@@ -1,4 +1,4 @@
-"""Generate tests/cases/<format>/*.jsonl for the JSON-bodied tool-call formats (issue 4).
+"""Generate tests/cases/<format>/*.jsonl for the JSON-bodied tool-call formats.
 
 Run from anywhere: ``python tests/support/render_json_tools.py`` (``--check`` only compares).
 Output is deterministic; the generated files are committed.
@@ -1001,7 +1001,7 @@ def standard(
         )
     out, content = malformed
     fam.add("hand-malformed-invalid-json", "hand: a call whose JSON is invalid", out, content=content, tool_calls=kept)
-    out, cut = truncated  # the cut-off call's raw text: not content (issue 10 §3), the unfinished call
+    out, cut = truncated  # the cut-off call's raw text: not content, the unfinished call
     fam.add("hand-truncated", "hand: cut inside a call", out, unfinished_call=cut, truncated=True, tool_calls=kept)
     fam.common()
 

@@ -237,7 +237,7 @@ def core(b: Book, f: Family) -> None:
             b.add(
                 f"{p}-tool-marker-text-inside-think",
                 src + "; [TOOL_CALLS] written as text inside an explicit [THINK] block is reasoning text: "
-                "only [/THINK] ends the block (issue 10 §3; by id the special token ends it, above)",
+                "only [/THINK] ends the block (by id the special token ends it, above)",
                 f"{f.start}{R}{f.tool_marker}{rest}",
                 reasoning=f"{R}{f.tool_marker}{rest}",
                 options=f.on,
@@ -1664,7 +1664,7 @@ def combined_book(fmt: str, tools_format: str, tokenizer: str) -> Book:
     b.add(
         f"{p}-truncated-in-call",
         f"from the {template} spelling: cut inside the call: not a call, and not content either "
-        "(issue 10 §3: the message's unfinished_call)",
+        "(the message's unfinished_call)",
         gen[: gen.index(block) + len(block) // 2],
         reasoning=R,
         unfinished_call=cut,

@@ -156,7 +156,7 @@ def muse_books() -> tuple[Book, ...]:
     add(
         spark,
         "muse-truncated-in-value",
-        "cut inside a value: no complete </atem:invoke>, no call, and not content (issue 10 §3)",
+        "cut inside a value: no complete </atem:invoke>, no call, and not content (the unfinished call)",
         cut,
         reasoning=R,
         unfinished_call=cut[cut.index("<atem:function_calls>") :],
@@ -307,7 +307,7 @@ def plamo3_book() -> Book:
     cut = whole[: whole.rindex("Paris")]
     add(
         "plamo3-truncated-in-arguments",
-        "cut inside the arguments: no call, and not content (issue 10 §3); the block it opened in goes with it",
+        "cut inside the arguments: no call, and not content (the unfinished call); the block it opened in goes with it",
         cut,
         reasoning=R,
         unfinished_call=cut[len(think) :],

@@ -236,7 +236,7 @@ def standard(b: Book, f: Family) -> None:
     cut = whole[: whole.index("weather in Paris") + len("weather in")]
     hw(
         "truncated-inside-value",
-        hand + "; cut by max_tokens inside a string value: not a call, and not content (issue 10 §3)",
+        hand + "; cut by max_tokens inside a string value: not a call, and not content (the unfinished call)",
         "Searching. " + cut,
         content="Searching.",
         unfinished_call=cut_call(b.tools_format, cut),
@@ -398,7 +398,8 @@ def glm_extra(b: Book, f: Family) -> None:
     out = w([("get_weather", [("location", "  two\nlines  \n", True)])])
     add(
         "whitespace-in-value-kept",
-        "GLM keeps a value verbatim, wrapping spaces and newlines included (issue 5)",
+        "GLM keeps a value verbatim, wrapping spaces and newlines included (vLLM 0.33 parser/glm47_moe.py keeps "
+        "the <arg_value> text as it stands)",
         out,
         tool_calls=[call("get_weather", {"location": "  two\nlines  \n"})],
     )
@@ -406,7 +407,7 @@ def glm_extra(b: Book, f: Family) -> None:
     add(
         "unclosed-call-at-end",
         "the output ends after the last value without '</tool_call>': the call is unfinished, so it is no "
-        "call, and not content (issue 10 §3)",
+        "call, and not content (the unfinished call)",
         out,
         unfinished_call=cut_call(b.tools_format, out),
         truncated=True,
@@ -667,7 +668,8 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
         out = write([("write_file", [("path", "a.txt", True), ("content", "  indented\n\ttab\n\n", True)])])
         add(
             "string-true-keeps-whitespace",
-            'string="true" values keep their whitespace (issue 5: DeepSeek V3.2/V4 keep whitespace in strings)',
+            'string="true" values keep their whitespace (vLLM 0.33 parser/deepseek_v4.py: a string="true" value '
+            "is taken as it stands)",
             out,
             tool_calls=[call("write_file", {"path": "a.txt", "content": "  indented\n\ttab\n\n"})],
         )

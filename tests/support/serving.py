@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from support import cases, tokenizers
+from support.work import HANG
 from trisect import Parser
 from trisect.serve.app import create_app
 from trisect.serve.model import ServedModel
@@ -93,7 +94,7 @@ class AppServer:
 
     def __enter__(self) -> AppServer:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the server did not start")
@@ -107,7 +108,7 @@ class AppServer:
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
-        self.thread.join(10)
+        self.thread.join(HANG)
 
 
 @contextlib.contextmanager
