@@ -120,3 +120,89 @@ def report() -> str:
 
 if __name__ == "__main__":
     sys.stdout.write(report() + "\n")
+
+
+# ---------------------------------------------------------------------- the mechanisms, one each
+
+
+def part(name: str, kind: str) -> Part:
+    d = detected(name)
+    return d.reasoning_part if kind == "reasoning" else d.tools_part
+
+
+def test_another_familys_spelling_of_the_markers_is_never_confident() -> None:
+    """LFM2.5 writes <think> in ChatML: Mistral's format reads a text <think> as an alias of
+    [THINK], and its family markers ([INST] …) are not in the prompt."""
+    reasoning = part("LFM2.5-8B-A1B.jinja", "reasoning")
+    assert reasoning.name != "mistral" or reasoning.confidence < HIGH_CONFIDENCE
+    assert reasoning.confidence < HIGH_CONFIDENCE
+
+
+def test_one_wire_format_under_two_families_is_told_apart_by_the_prompt() -> None:
+    """Laguna's calls are GLM's <arg_key> calls; its prompt's <assistant> is poolside's."""
+    for name in ("poolside-Laguna-S-2.1.jinja", "poolside-Laguna-XS-2.1.jinja"):
+        tools = part(name, "tools")
+        assert tools.name == "poolside_v1" and {"glm47", "ling3"} <= set(tools.passed)
+        assert tools.decided_by == "family" and tools.confidence < 1.0
+
+
+def test_a_choice_the_paired_tool_format_contests_is_not_confident() -> None:
+    """DeepSeek-V4: deepseek_v3's rule fits the prompts better, deepseek_v4 is the tool format's
+    family; the vendor documents deepseek_v4."""
+    reasoning = part("deepseek-ai-DeepSeek-V4.jinja", "reasoning")
+    assert "deepseek_v4" in reasoning.passed
+    assert reasoning.name == "deepseek_v4" or reasoning.confidence < HIGH_CONFIDENCE
+
+
+def test_a_template_that_renders_nothing_is_unknown_not_none() -> None:
+    """firefunction-v2's template needs its own `functions` variable: no render, no verdict."""
+    d = detected("fireworks-ai-llama-3-firefunction-v2.jinja")
+    assert (d.reasoning_status, d.tools_status) == (UNKNOWN, UNKNOWN)
+    assert "'functions' is undefined" in d.tools_part.evidence[0]
+
+
+def test_none_is_not_sure_when_the_template_speaks_of_the_part() -> None:
+    """Phi-4-mini takes its tools inside the system message, where the probe puts none."""
+    tools = part("microsoft-Phi-4-mini-instruct.jinja", "tools")
+    assert tools.status == NONE and tools.confidence < HIGH_CONFIDENCE and "'tool'" in tools.evidence[0]
+    assert part("microsoft-Phi-3.5-mini-instruct.jinja", "tools").confidence == 1.0  # it never does
+
+
+def test_a_channel_opener_is_the_whole_header() -> None:
+    """Kimi K3 (XTML): the block opens with <|open|>think<|sep|>, and <|open|>response<|sep|>
+    after the prompt means the block was closed (thinking=false)."""
+    reasoning = part("Kimi-K3.jinja", "reasoning")
+    assert "'<|open|>think<|sep|>'" in reasoning.evidence[0] and "thinking=false closed" in reasoning.evidence[1]
+    assert reasoning.name == "kimi_k3" and reasoning.confidence == 1.0
+
+
+def test_suffixed_markers_are_spelled_as_the_template_writes_them() -> None:
+    """Tencent HY writes <think:opensource>: hy_v3 is spelled with the suffix the renders show
+    (a bare template has no vocabulary), and the end-of-turn token after the calls is not content."""
+    assert part("tencent-Hy3.jinja", "reasoning").name == "hy_v3"
+    tools = part("tencent-Hy3.jinja", "tools")
+    assert tools.name == "hy_v3" and tools.confidence == 1.0
+
+
+def test_a_built_format_that_misreads_the_templates_own_turns_is_not_offered() -> None:
+    """MiniMax-M2's template writes parameter values verbatim: the format built from it keeps
+    them so, and the same format stripping them (Qwen3-Coder's rule) passes the sentinel trials
+    but misreads the template's own turns."""
+    from dataclasses import replace
+
+    from trisect.detect import inverse
+    from trisect.detect import probe as p
+    from trisect.detect.diff import Markers
+    from trisect.formats import all_formats
+    from trisect.templates import load_template
+
+    template = TEMPLATES / "MiniMax-M2.jinja"
+    first = detect(template).tools_part
+    again = detect(template, formats=[f for f in all_formats() if f.name not in first.passed]).tools_part
+    assert again.status == SYNTHESISED and again.spec is not None and again.spec.codec is not None
+    built = again.spec
+    stripping = replace(built, codec=replace(built.codec, trim="strip"))  # type: ignore[type-var]
+    probe = p.Probe.of(load_template(template))
+    verdict = inverse.tool_verdict(probe, stripping, Markers())
+    assert not verdict.inverts and "two\\n    lines" in verdict.failed[0]
+    assert inverse.tool_verdict(probe, built, Markers()).inverts

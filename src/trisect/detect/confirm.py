@@ -144,20 +144,35 @@ def disagreements(spec: FormatSpec, ev: ReasoningEvidence) -> list[str]:
     return found
 
 
-def tool_trials(regions: Sequence[ToolRegion]) -> list[Trial]:
+def region_output(region: ToolRegion, spec: FormatSpec | None) -> str:
+    """A call region as the output ``spec`` reads: a marker that ends the region and is none of
+    the format's is where the model's turn ends after calls (an end-of-turn token the template
+    writes there: Gemma 4's ``<|tool_response>``, HY's ``<｜hy_eos｜>``), as the engine stops there."""
+    text, last = region.text, region.last_marker
+    if spec is not None and last and text.endswith(last):
+        if last not in {m for markers in spec.terminals.values() for m in markers}:
+            return text[: -len(last)].rstrip()
+    return text
+
+
+def tool_trials(regions: Sequence[ToolRegion], spec: FormatSpec | None = None) -> list[Trial]:
     return [
-        Trial(f"{r.count} call{'s' if r.count > 1 else ''}", r.text, None, {}, "", calls=r.count, content="")
+        Trial(f"{r.count} call{'s' if r.count > 1 else ''}", region_output(r, spec), None, {}, "", r.count, "")
         for r in regions
     ]
 
 
 def combined_trial(
-    rev: ReasoningEvidence, regions: Sequence[ToolRegion], tev: ToolEvidence, probe: p.Probe
+    rev: ReasoningEvidence,
+    regions: Sequence[ToolRegion],
+    tev: ToolEvidence,
+    probe: p.Probe,
+    tools: FormatSpec | None = None,
 ) -> Trial | None:
     """Reasoning then a call, after the default prompt with tools: the two formats together."""
     if not regions:
         return None
-    region = regions[0].text
+    region = region_output(regions[0], tools)
     prompt = probe.prompt(tools=True).text
     if prompt is None:
         return None

@@ -23,7 +23,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..engine.compile import for_vocab
 from ..engine.spec import FormatSpec
+from ..engine.vocab import Vocab
 from ..errors import TemplateError
 from ..formats import all_formats
 from ..templates import ChatTemplate, load_template
@@ -85,11 +87,12 @@ def _template(source: str | Path | ChatTemplate | Any) -> ChatTemplate:
 
 
 def _detect(template: ChatTemplate, catalogue: Sequence[FormatSpec]) -> Detection:
+    probe = p.Probe.of(template)
+    markers = Markers(template.added_tokens)
+    catalogue = _spelled(catalogue, template, probe, markers)
     reasoning_formats = [s for s in catalogue if s.kind == "reasoning" and s.terminals]
     tool_formats = [s for s in catalogue if s.kind == "tools"]
 
-    probe = p.Probe.of(template)
-    markers = Markers(template.added_tokens)
     rev = reasoning_evidence(probe, markers, _think_pairs(reasoning_formats))
     tev = tool_evidence(probe, markers, template.eos_token)
 
@@ -99,6 +102,39 @@ def _detect(template: ChatTemplate, catalogue: Sequence[FormatSpec]) -> Detectio
     reasoning_part, tools_part, note = _together(rev, tev, probe, reasoning_part, tools_part, reasoning_formats)
     evidence = (note,) if note else ()
     return Detection(reasoning_part, tools_part, source=template.origin, evidence=evidence)
+
+
+class _AddedTokens:
+    """The template's added tokens as a vocabulary (``engine.vocab.Vocab`` reads a transformers
+    tokenizer's ``added_tokens_decoder``): enough to spell a format's suffixed markers."""
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        self.added_tokens_decoder = dict(enumerate(sorted(set(tokens))))
+        self.all_special_ids: tuple[int, ...] = ()
+
+    def convert_ids_to_tokens(self, token_id: int) -> str:
+        return self.added_tokens_decoder[token_id]
+
+
+def _spelled(
+    catalogue: Sequence[FormatSpec], template: ChatTemplate, probe: p.Probe, markers: Markers
+) -> list[FormatSpec]:
+    """The catalogue with the formats whose markers carry a per-checkpoint suffix (Tencent HY:
+    ``<think:opensource>``) spelled as this template spells them: from its added tokens, else from
+    the markers its prompt and turns render (a bare template comes without its vocabulary)."""
+    if not any(s.vocab_suffix for s in catalogue):
+        return list(catalogue)
+    tokens = set(template.added_tokens)
+    if not tokens:
+        turns = (
+            probe.prompt(tools=True),
+            probe.turn(p.assistant(content=p.CONTENT, reasoning_content=p.REASONING)),
+            probe.turn(p.assistant(content="", tool_calls=p.calls(1, as_string=False)), tools=True),
+        )
+        for text in (r.text for r in turns if r.text):
+            tokens.update(text[a:b] for a, b in markers.spans(text))
+    vocab = Vocab(_AddedTokens(tokens))
+    return [for_vocab(s, vocab) if s.vocab_suffix else s for s in catalogue]
 
 
 def _stem(template: ChatTemplate) -> str:
@@ -293,7 +329,7 @@ def _tools(
         return _none("the template neither lists tools nor renders tool calls", probe.template.source, _TOOL_WORDS)
     passed: list[tuple[FormatSpec, ToolShape]] = []
     for spec in specs:
-        shape = next((sh for sh in tev.shapes if not c.failures(None, spec, c.tool_trials(sh.regions))), None)
+        shape = next((sh for sh in tev.shapes if not c.failures(None, spec, c.tool_trials(sh.regions, spec))), None)
         if shape is not None:
             passed.append((spec, shape))
     prompt = with_tools or ""
@@ -335,7 +371,7 @@ def _tools(
     refused: list[str] = []
     for shape in tev.shapes:
         built = tool_format(shape, markers, name=f"{stem}-tools")
-        if built is not None and not c.failures(None, built, c.tool_trials(shape.regions)):
+        if built is not None and not c.failures(None, built, c.tool_trials(shape.regions, built)):
             verdict = inverse.tool_verdict(probe, built, markers, as_string=shape.as_string, history=shape.history)
             if not verdict.inverts:
                 refused.append(_refused(verdict))
@@ -398,7 +434,7 @@ def _together(
         return reasoning, tools, ""
     if tools.status == SYNTHESISED and reasoning.spec is not None:
         tools = replace(tools, spec=synth.align(tools.spec, reasoning.spec))
-    trial = c.combined_trial(rev, tools.regions, tev, probe)
+    trial = c.combined_trial(rev, tools.regions, tev, probe, tools.spec)
     if trial is None:
         return reasoning, tools, ""
     if c.passes(reasoning.spec, tools.spec, trial):

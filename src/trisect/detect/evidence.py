@@ -28,6 +28,7 @@ Cost: a few dozen renders (``probe``) and linear diffs of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,7 @@ class ReasoningEvidence:
 class ToolRegion:
     count: int
     text: str
+    last_marker: str | None = None  # the marker the region ends with, if any
 
 
 @dataclass(frozen=True)
@@ -98,15 +100,44 @@ def _tail(prompt: str) -> str:
     return prompt[at + len(p.USER) :] if at >= 0 else prompt
 
 
+def _opener(before: str, markers: Markers, end: str) -> str | None:
+    """The marker the reasoning opens with: the last one before it, or, when that one is a
+    separator the end repeats (XTML's ``<|open|>think<|sep|>``, Harmony's
+    ``<|channel|>analysis<|message|>``), the channel header it closes, from the marker before
+    the channel's name."""
+    last = markers.last(before)
+    if last is None or last not in end:
+        return last
+    head = before.rstrip()[: -len(last)]
+    name = re.search(r"\w+$", head)
+    if name is None:
+        return last
+    prior = markers.last(head[: name.start()])
+    return prior + name.group(0) + last if prior and head[: name.start()].endswith(prior) else last
+
+
 def verdict(prompt: str, start: str | None, end: str | None) -> str | None:
     tail = _tail(prompt)
     s = tail.rfind(start) if start else -1
     e = tail.rfind(end) if end else -1
+    if e < 0 and end and start and s < len(tail.rstrip()) - len(start):
+        # an end that changes channel (XTML's <|close|>think<|sep|><|open|>response<|sep|>): a
+        # prompt that opens the next channel has closed the block (a suffix of the end the
+        # opener does not share, from a marker edge)
+        e = _closed_at(tail.rstrip(), start, end)
     if s > e:
         return OPEN
     if e > s:
         return CLOSED
     return None
+
+
+def _closed_at(tail: str, start: str, end: str) -> int:
+    for at in sorted({a for a, _b in Markers().spans(end)}):
+        rest = end[at:]
+        if at > 0 and tail.endswith(rest) and not start.endswith(rest):
+            return len(tail) - len(rest)
+    return -1
 
 
 def _reasoning_render(probe: p.Probe, kwargs: Mapping[str, Any]) -> tuple[str, str, str] | None:
@@ -171,10 +202,10 @@ def reasoning_evidence(
     if seen is not None:
         ev.shape, text, between = seen
         before = text[: text.index(p.REASONING)]
-        ev.start = markers.last(before)
         # before a call, the end is the first marker; before the answer, all that stands there
         # (Harmony closes one message and opens the next: <|end|><|start|>assistant…<|message|>)
         ev.end = (markers.first(between) if "call" in ev.shape else between.strip()) or None
+        ev.start = _opener(before, markers, ev.end or "")
         ev.single_end = ev.end is not None and markers.first(ev.end) == ev.end
         ev.source = f"an assistant turn with reasoning ({ev.shape}) against one without"
     if not ev.found:
@@ -260,7 +291,7 @@ def _regions(
                 break
         if region is None:
             break
-        found.append(ToolRegion(count, region))
+        found.append(ToolRegion(count, region, markers.last(region)))
     return tuple(found)
 
 
