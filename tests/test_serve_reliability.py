@@ -302,19 +302,47 @@ def test_256_concurrent_streams_no_cross_talk_bounded_memory() -> None:
         assert rss[1] - rss[0] < 20, rss
 
 
-def test_without_upstream_the_embedded_model_serves_or_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
+def test_memory_is_capped_when_every_request_brings_new_tools() -> None:
+    # what a server keeps between requests is caches; each is capped (validated requests and
+    # tool sets: 128 each, cleared when full; compiled formats, choices, grammars and templates:
+    # LRU caches of 8 to 512; the few without a cap hold one entry per format or catalogue), so
+    # requests that each bring tools never seen before fill them to their caps and no further
+    import asyncio
+    import functools
+    import sys
 
-    import uvicorn
+    from trisect.request import options
 
-    from trisect.serve import cli
+    class Idle:  # an upstream never asked: preparing a request is what fills the caches
+        kind = "vllm"
+        fans_out = False
 
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    if importlib.util.find_spec("trisect.serve.upstream.embedded") is None:
-        with pytest.raises(SystemExit) as exit_:
-            cli.main(["--chat-template", "{{ messages }}"])
-        assert "embedded model" in str(exit_.value) and "--upstream" in str(exit_.value)
-    else:  # the embedded upstream has landed: the command reaches it
-        from trisect.serve.upstream.embedded import EmbeddedUpstream  # type: ignore[import-not-found,unused-ignore]
+    service = Service(_served(), Idle())  # type: ignore[arg-type]
 
-        assert callable(EmbeddedUpstream)
+    def prepare(i: int) -> None:
+        tool = {"type": "function", "function": {"name": f"f{i}", "parameters": {"type": "object"}}}
+        body = {"messages": [{"role": "user", "content": f"hi {i}"}], "tools": [tool], "stream": i % 2 == 0}
+        prepared = service.chat(body)
+        asyncio.run(prepared.source.aclose())  # type: ignore[attr-defined]
+        prepared.answer.stream(0).feed("ok")
+
+    def caches() -> dict[str, Any]:
+        return {
+            f"{name}.{key}": value.cache_info()
+            for name, module in list(sys.modules.items())
+            if name.startswith("trisect.")
+            for key, value in vars(module).items()
+            if isinstance(value, functools._lru_cache_wrapper)  # type: ignore[attr-defined]
+        }
+
+    prepare(0)
+    first = caches()
+    for i in range(1, 600):
+        prepare(i)
+    last = caches()
+    assert 0 < len(options._REQUESTS) <= options._CACHE_SIZE and len(options._TOOL_SETS) <= options._CACHE_SIZE
+    for name, info in last.items():
+        if info.maxsize is None:  # unbounded: it must not grow with requests
+            assert info.currsize == first[name].currsize if name in first else info.currsize <= 1, name
+        else:
+            assert info.currsize <= info.maxsize, name

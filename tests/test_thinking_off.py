@@ -107,3 +107,30 @@ def test_thinking_off_the_start_marker_still_opens_a_block(fmt: str, tok: str, o
 def test_thinking_on_is_unchanged() -> None:
     assert Parser("qwen3").parse("<think>hmm</think>Hello").reasoning == "hmm"
     assert Parser("qwen3").parse("hmm</think>Hello", chat_template_kwargs={"enable_thinking": True}).reasoning == "hmm"
+
+
+@pytest.mark.parametrize("template", ["tests/data/templates/Qwen-Qwen3-0.6B.jinja", "src/trisect/serve/smollm2.jinja"])
+@pytest.mark.parametrize("output", ["<think>\nhmm\n</think>\n\nHello", "Hello</think> there", "a <think> b"])
+def test_thinking_off_by_the_templates_default_is_thinking_off(template: str, output: str) -> None:
+    # Qwen3's template renders an empty block into the prompt exactly when enable_thinking is
+    # false (trisect's template for the default model does the same, and is off by default):
+    # a prompt that closed the block is thinking off, whether or not the request said so, and
+    # then both markers are text; never the opener kept and the closer swallowed
+    from pathlib import Path
+
+    from trisect.templates import load_template
+
+    root = Path(__file__).resolve().parent.parent
+    prompt = load_template(root / template).render(
+        [{"role": "user", "content": "hi"}], add_generation_prompt=True, enable_thinking=False
+    )
+    assert prompt.endswith("<think>\n\n</think>\n\n")
+    parser = Parser("qwen3", "hermes")
+    by_default = parser.parse(output, prompt_text=prompt)
+    assert by_default == parser.parse(output, prompt_text=prompt, **OFF) == parser.parse(output, **OFF)
+    assert by_default.reasoning is None and by_default.content == output
+    stream = parser.stream(prompt_text=prompt)
+    for ch in output:
+        stream.feed(ch)
+    stream.finish()
+    assert not stream.in_reasoning

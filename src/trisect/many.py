@@ -36,6 +36,7 @@ Cost: ``parse()`` per row (the whole-output path) plus pickling each chunk to a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -97,6 +98,9 @@ class BatchOptions:
     # what trisect.detect reads (a path, the template text, or a loaded ChatTemplate): the formats
     # not named above come from it (see the module docstring)
     chat_template: Any = None
+    # call ids the model did not write: random (None), or drawn from this seed and the row's
+    # output, so that two runs over the same rows give the same ids
+    seed: int | None = None
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> BatchOptions:
@@ -268,6 +272,8 @@ class RowParser:
         prompt = _given(row, o.prompt_field)
         if isinstance(prompt, str):
             options["prompt_text"] = prompt
+        if o.seed is not None:
+            options["id_factory"] = seeded_ids(o.seed, text if text is not None else repr(ids))
         reasoning = _given(row, o.reasoning_field) or self.formats[0]
         tool_format = _given(row, o.tool_parser_field) or self.formats[1]
         if ids is None:
@@ -283,6 +289,12 @@ class RowParser:
         except Exception as exc:  # the tokenizer's own error for an id it does not know
             raise _RowError("TokenIdError", f"{o.ids_field} do not decode: {type(exc).__name__}: {exc}") from None
         return message_dict(msg)
+
+
+def seeded_ids(seed: int, output: str) -> Callable[[int], str]:
+    """Call ids for one output, a function of ``seed``, the output and the call's index only."""
+    key = hashlib.sha256(f"{seed}\x00{output}".encode("utf-8", "surrogatepass")).hexdigest()
+    return lambda index: "call_" + hashlib.sha256(f"{key}:{index}".encode()).hexdigest()[:24]
 
 
 def _key(fmt: str | FormatSpec | None) -> object:

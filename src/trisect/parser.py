@@ -106,15 +106,20 @@ class Parser:
         return compile_format(constrained_format(reasoning, request.forced), self._vocab)
 
     def _thinking_off(self, request: Request) -> bool:
-        """The request switched thinking off and its prompt, if given, did not open a block
-        anyway (a template that ignores the switch, QwQ's). Text, stream and token views read
-        the same options, so they agree; a token view given prompt + output as one list of ids
-        takes the switch at its word (pass the prompt as ``prompt_token_ids`` for it to decide)."""
+        """Thinking is off for this request: the prompt, if given, closed the block itself (the
+        template rendered an empty one, as Qwen3's does exactly when ``enable_thinking`` is
+        false: a template's default counts as a switch), or the request switched thinking off
+        and its prompt did not open a block anyway (a template that ignores the switch, QwQ's).
+        Either way both markers are plain text, never one of them. Text, stream and token views
+        read the same options, so they agree; a token view given prompt + output as one list of
+        ids takes the switch at its word (pass the prompt as ``prompt_token_ids`` for it to
+        decide)."""
         reasoning = self.reasoning_spec
-        if reasoning is None or reasoning.initial(request) != CONTENT:
+        if reasoning is None:
             return False
         text, ids = request.prompt_text, request.prompt_token_ids
-        return prompt_verdict(self._compiled, prompt_text=text, prompt_token_ids=ids, vocab=self._vocab) != OPEN
+        verdict = prompt_verdict(self._compiled, prompt_text=text, prompt_token_ids=ids, vocab=self._vocab)
+        return verdict == CLOSED or (verdict != OPEN and reasoning.initial(request) == CONTENT)
 
     def request(self, **options: Any) -> Request:
         """Validate request options once (``RequestError`` / ``ToolSchemaError``)."""

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import TrisectError
 from ..many import BatchOptions, job_formats, ordered_map, parse_json_lines, parse_rows
+from ..parser import Parser
 from .files import BatchFileError, JsonlSink, ParquetSource, open_sink, open_source
 from .tokenizer import TokenizerFileError, load_tokenizer
 
@@ -74,6 +75,12 @@ def add_parser(sub: Any) -> None:
     b.add_argument("--chunk-size", type=int, default=256, help="rows per task sent to a worker (default 256)")
     b.add_argument("--resume", action="store_true", help="continue a partial output instead of starting over")
     b.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    b.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="call ids the model did not write: from N and each row's output, the same on every run (default: random)",
+    )
     b.add_argument("--ray", action="store_true", help="run on Ray Data (the ray extra); --ray-address for a cluster")
     b.add_argument("--ray-address", help="Ray cluster address (default: a local Ray, or RAY_ADDRESS)")
     b.set_defaults(func=lambda args, _out: run(args))
@@ -117,11 +124,13 @@ def options_from(args: argparse.Namespace) -> BatchOptions:
         reasoning_field=args.reasoning_field,
         tool_parser_field=args.tool_parser_field,
         chat_template=args.chat_template or args.model,
+        seed=args.seed,
     )
 
 
 class _Progress:
-    """tqdm on a terminal (rows/s, ETA); nothing in a pipe or without tqdm."""
+    """tqdm on a terminal (rows/s, ETA); nothing in a pipe; without tqdm, one line saying how to
+    get it (the ``[serve]`` and ``[batch]`` extras bring it)."""
 
     def __init__(self, total: int | None, done: int, enabled: bool) -> None:
         self.bar: Any = None
@@ -129,6 +138,7 @@ class _Progress:
             try:
                 from tqdm import tqdm
             except ImportError:
+                sys.stderr.write("trisect batch: no progress bar without tqdm: pip install 'trisect[batch]'\n")
                 return
             self.bar = tqdm(total=total, initial=done, unit=" rows", file=sys.stderr, dynamic_ncols=True)
 
@@ -151,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         options, detection = job_formats(options_from(args), FLAGS)
         if detection is not None:
             sys.stderr.write(f"trisect batch: detected from the chat template: {detection.summary()}\n")
+        Parser(options.reasoning, options.tools)  # format names checked before any row (FormatError)
         source = open_source(args.input)
         sink = open_sink(args.output, source, resume=args.resume)
     except (BatchFileError, TokenizerFileError, TrisectError, OSError) as exc:

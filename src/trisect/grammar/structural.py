@@ -89,8 +89,13 @@ def _args_elements(
     return [{"type": "json_schema", "json_schema": schema, "style": shape.args, "excludes": list(shape.markers)}]
 
 
-def _block(shape: CallShape, spec: FormatSpec, tools: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """One xgrammar tag: the block's first marker, the calls, the block's last marker."""
+def _block(
+    shape: CallShape, spec: FormatSpec, tools: list[tuple[str, dict[str, Any]]], *, single: bool = False
+) -> dict[str, Any]:
+    """One xgrammar tag: the block's first marker, the calls, the block's last marker. A block
+    that may hold several calls holds exactly one when ``single`` (``parallel_tool_calls=False``
+    or a named choice): xgrammar's ``stop_after_first`` ends the output after one tag, and
+    the tag itself then admits one call, so the grammar allows exactly one call in all."""
     first = shape.steps[0]
     end = shape.steps[-1].marker
 
@@ -111,7 +116,7 @@ def _block(shape: CallShape, spec: FormatSpec, tools: list[tuple[str, dict[str, 
         elements += w.steps(first.region, shape.opener[1:])
     elements.append(call)
     after = shape.call[-1].region
-    if shape.repeat and shape.repeat_open is not None:
+    if shape.repeat and shape.repeat_open is not None and not single:
         sep = w.steps(after, shape.separator)
         before = shape.separator[-1].region if shape.separator else after
         opened = shape.repeat_open.state
@@ -153,7 +158,8 @@ def structural_tag(
     if forced is not None:
         listed = [f for f in listed if f["name"] == forced]
     schemas = [(f["name"], args_schema(f, strict_level)) for f in listed]
-    tags = [_block(sh, spec, schemas) for sh in (shape, *shape.alternates)] if listed else []
+    single = not parallel_tool_calls or choice == "named"
+    tags = [_block(sh, spec, schemas, single=single) for sh in (shape, *shape.alternates)] if listed else []
     if choice == "none" or not tags:
         suffix: dict[str, Any] = {"type": "any_text"}
     else:
@@ -164,7 +170,7 @@ def structural_tag(
             "tags": tags,
             "excludes": _free_text_excludes(spec, triggers),
             "at_least_one": choice in ("required", "named"),
-            "stop_after_first": not parallel_tool_calls or choice == "named",
+            "stop_after_first": single,
         }
     fmt = suffix
     if reasoning and think is not None:

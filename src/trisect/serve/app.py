@@ -1,7 +1,8 @@
 """The ASGI app (Starlette): the routes of each API over one ``Service``, behind one ``Gate``.
 
-Routes: the OpenAI API (``openai_api``), the probes (``probes``: ``/health``, ``/ready``), and any
-``routes`` the caller adds (they are tried after these). Unknown routes and methods are
+Routes: the OpenAI API (``openai_api``), the Anthropic Messages API (``anthropic``), the probes
+(``probes``: ``/health``, ``/ready``, ``/metrics``), and any ``routes`` the caller adds (they are
+tried after these). Unknown routes and methods are
 OpenAI-shaped 404 / 405 errors. On shutdown the upstream is closed (connections to the engine,
 or the embedded model).
 """
@@ -17,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from . import openai_api, probes
+from . import anthropic, openai_api, probes
 from .errors import APIError
 from .gate import DEFAULT_MAX_BODY, Gate, openai_error
 from .service import Service
@@ -31,7 +32,7 @@ def create_app(
     routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     gate = Gate(api_key, max_body_bytes)
-    table = [*openai_api.routes(service, gate), *probes.routes(service), *routes]
+    table = [*openai_api.routes(service, gate), *anthropic.routes(service, gate), *probes.routes(service), *routes]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -21,10 +21,12 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from ..openai import ChatStream, chat_completion
+from ..parser import Parser
 from .errors import APIError, from_exception
+from .outcomes import Observe, Observed
 from .upstream.base import CompletionPiece, closing
 
 
@@ -49,8 +51,11 @@ class Answer:
         continuous_usage: bool = False,
         return_token_ids: bool = False,
         reasoning_field: str = "reasoning",
+        observe: Observe | None = None,
     ) -> None:
-        self.parser = parser
+        # the parser as the OpenAI layer sees it: its streams' events reported to ``observe``
+        # (the metrics' parse outcomes), when given
+        self.parser = parser if observe is None else cast(Parser, Observed(parser, observe))
         self.id = "chatcmpl-" + uuid.uuid4().hex
         self.created = int(time.time())
         self.model = model

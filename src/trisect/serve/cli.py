@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 KINDS = ("vllm", "sglang", "llamacpp", "openai")
@@ -58,9 +59,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="constrain tool_choice=auto with the format's structural tag (vllm, sglang)",
     )
     srv.add_argument("--reasoning-field", choices=("reasoning", "reasoning_content"), default="reasoning")
+    srv.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="call ids the model did not write drawn from N, in request order: the same on every run (default: random)",
+    )
     srv.add_argument("--max-body-bytes", type=int, default=8 * 1024 * 1024)
     srv.add_argument("--log-level", default="info")
     return ap
+
+
+class UsageError(Exception):
+    """The command line asks for something that cannot work (the message says what to pass)."""
+
+
+def _check_embedded_model(model: str) -> None:
+    """The embedded upstream loads a GGUF file; anything else needs an engine (``--upstream``)."""
+    from ..templates import is_gguf
+
+    path = Path(model)
+    if path.is_file() and is_gguf(path):
+        return
+    what = "a model directory" if path.is_dir() else "not a file" if not path.exists() else "not a GGUF file"
+    raise UsageError(
+        f"--model {model}: {what}. Without --upstream, trisect serves the embedded llama.cpp model, which "
+        "loads a GGUF file. Pass a GGUF path (--model ./model.gguf); or run the model in an engine and pass "
+        f"--upstream URL --upstream-kind vllm|sglang|llamacpp|openai (vllm serve {model} --port 8001, then "
+        f"trisect serve --upstream http://127.0.0.1:8001 --model {model}); or leave --model out for the "
+        "default model."
+    )
 
 
 def make_upstream(args: argparse.Namespace) -> Any:
@@ -77,16 +105,11 @@ def make_upstream(args: argparse.Namespace) -> Any:
             api_key=args.upstream_api_key,
             timeout=args.upstream_timeout,
         )
-    try:
-        from . import default_model  # type: ignore[attr-defined,unused-ignore]
-        from .upstream.embedded import EmbeddedUpstream  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as exc:
-        if "embedded" not in str(getattr(exc, "name", "")) and "default_model" not in str(exc):
-            raise
-        raise SystemExit(
-            "trisect serve: the embedded model (llama.cpp in-process) is coming; until then pass "
-            "--upstream URL --upstream-kind vllm|sglang|llamacpp|openai"
-        ) from None
+    if args.model is not None:
+        _check_embedded_model(args.model)  # before any import: the message says what to pass instead
+    from . import default_model
+    from .upstream.embedded import EmbeddedUpstream
+
     if args.model is None:
         defaults = default_model.serve_options(log=sys.stderr)
         args.model = defaults["model"]
@@ -94,6 +117,11 @@ def make_upstream(args: argparse.Namespace) -> Any:
         args.reasoning_parser = args.reasoning_parser or defaults["reasoning_parser"]
         args.tool_call_parser = args.tool_call_parser or defaults["tool_call_parser"]
         args.served_model_name = args.served_model_name or list(defaults["served_model_names"])
+        if (
+            args.reasoning_parser == defaults["reasoning_parser"]
+            and args.tool_call_parser == defaults["tool_call_parser"]
+        ):
+            args.formats_origin = "the formats trisect's template for the default model teaches it"
     return EmbeddedUpstream(args.model, threads=args.threads)
 
 
@@ -101,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .metrics import Metrics
     from .model import load_model
     from .service import Service
 
@@ -113,15 +142,47 @@ def run(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer,
         served_model_names=tuple(args.served_model_name or ()),
         content_format_option=args.chat_template_content_format,
+        formats_origin=getattr(args, "formats_origin", "named on the command line"),
     )
     if args.strict_tool_calling and upstream.kind == "openai":
         raise SystemExit("trisect serve: --strict-tool-calling needs an upstream that takes grammars (not openai)")
     service = Service(
-        served, upstream, strict_tool_calling=args.strict_tool_calling, reasoning_field=args.reasoning_field
+        served,
+        upstream,
+        strict_tool_calling=args.strict_tool_calling,
+        reasoning_field=args.reasoning_field,
+        seed=args.seed,
+        metrics=Metrics(served.name, upstream),
     )
     app = create_app(service, api_key=args.api_key, max_body_bytes=args.max_body_bytes)
+    sys.stderr.write(banner(served, upstream, args.host, args.port))
     uvicorn.run(app, host=args.host, port=args.port, workers=1, log_level=args.log_level)
     return 0
+
+
+def banner(served: Any, upstream: Any, host: str, port: int) -> str:
+    """What ``trisect serve`` says when it starts: the model, the formats and why, where to send
+    requests, and a one-line client to try."""
+    from .default_model import MODEL_NAME
+
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    base = f"http://{shown}:{port}/v1"
+    where = getattr(upstream, "base_url", None) or "embedded llama.cpp, in this process"
+    lines = [f"trisect serve: model {served.name} ({upstream.kind}: {where})"]
+    if served.name == MODEL_NAME and upstream.kind == "embedded":
+        lines.append(
+            "  the default model: 135M parameters, for trying trisect out; it calls tools reliably only under "
+            "tool_choice required or a named tool (docs/serve.md, 'The default model')"
+        )
+    lines.append(f"  formats: {served.formats}")
+    lines.append(f"  OpenAI API at {base} (chat/completions, responses, completions); Anthropic API at {base[:-3]}")
+    lines.append(f"  probes: {base[:-3]}/health (alive), /ready (the engine answers), /metrics (Prometheus)")
+    example = (
+        f"from openai import OpenAI; print(OpenAI(base_url='{base}', api_key='-').chat.completions.create("
+        f"model='{served.name}', messages=[{{'role': 'user', 'content': 'Hi'}}]).choices[0].message.content)"
+    )
+    lines.append(f'  try: python -c "{example}"')
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return run(args)
+    except UsageError as exc:
+        sys.stderr.write(f"trisect serve: {exc}\n")
+        return 2
     except ImportError as exc:
         sys.stderr.write(f"trisect serve: {exc}; install the extra: pip install 'trisect[serve]'\n")
         return 2

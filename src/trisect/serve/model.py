@@ -41,6 +41,7 @@ class ServedModel:
     keep_tokens: tuple[str, ...] = ()
     reasoning_end: tuple[str, ...] = ()
     engine_adds_bos: bool = True
+    formats: str = ""  # which formats, and why (named, or detected and how sure): for the banner
 
     @property
     def name(self) -> str:
@@ -121,6 +122,7 @@ def load_model(
     tokenizer: str | None = None,
     served_model_names: tuple[str, ...] = (),
     content_format_option: str = "auto",
+    formats_origin: str = "named on the command line",
 ) -> ServedModel:
     """Load what ``trisect serve`` serves (``TemplateError`` / ``FormatError`` on bad input)."""
     path = Path(model) if model is not None and Path(model).exists() else None
@@ -161,6 +163,9 @@ def load_model(
         detection = detect(template)
         reasoning, tools = detection.reasoning_spec, detection.tools_spec
         _log_detection(detection)
+        formats = f"{detection.summary()} (detected from the chat template)"
+    else:
+        formats = f"reasoning {reasoning_parser or 'none'}, tools {tool_call_parser or 'none'} ({formats_origin})"
     parser = Parser(reasoning, tools, tokenizer=tok)
     markers = tuple(dict.fromkeys(m for strings in parser.spec.terminals.values() for m in strings if m))
     end: tuple[str, ...] = ()
@@ -179,4 +184,5 @@ def load_model(
         keep_tokens=markers,
         reasoning_end=end,
         engine_adds_bos=_add_bos(path),
+        formats=formats,
     )

@@ -6,6 +6,7 @@
 * ``GET /ready`` — readiness: the upstream answers its model list (200 ``{"status": "ready"}``),
   else 503 with the reason in the OpenAI error shape. Point a load balancer (and a readiness
   probe) here, so traffic goes only to servers whose engine can answer.
+* ``GET /metrics`` — Prometheus text format (``metrics``), when the server keeps metrics.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from .gate import endpoint
 from .service import Service
 from .upstream.base import UpstreamError
 
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"  # Prometheus' text exposition format
+
 
 def routes(service: Service) -> list[Route]:
     async def health(request: Request) -> Response:
@@ -31,7 +34,13 @@ def routes(service: Service) -> list[Route]:
             raise APIError(f"not ready: {exc}", status=503, code="upstream_not_ready") from exc
         return JSONResponse({"status": "ready"})
 
+    async def metrics(request: Request) -> Response:
+        if service.metrics is None:
+            raise APIError("metrics are off (install prometheus_client: pip install 'trisect[serve]')", status=404)
+        return Response(service.metrics.text(), media_type=CONTENT_TYPE)
+
     return [
         Route("/health", endpoint(health), methods=["GET"]),
         Route("/ready", endpoint(ready), methods=["GET"]),
+        Route("/metrics", endpoint(metrics), methods=["GET"]),
     ]

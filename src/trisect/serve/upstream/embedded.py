@@ -186,6 +186,7 @@ class EmbeddedUpstream:
         self._single_token_of: Callable[[str], bool] = self._is_single_token
         self._live: set[_Choice] = set()
         self._closed = False
+        self.recoveries = 0  # lazy-grammar recoveries (see the module docstring), for the metrics
 
     # -- the Upstream protocol
 
@@ -251,6 +252,7 @@ class EmbeddedUpstream:
                 choice = choices[index]
                 if item is _END:
                     if choice.phase is Phase.RECOVERING:
+                        self.recoveries += 1  # read by the server's metrics
                         start(choice, choice.continuation())
                         continue
                     live -= 1
