@@ -52,6 +52,14 @@ def test_raw_prompt_in_raw_text_out_streamed_and_not(kind: str) -> None:
         assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
 
 
+def test_sampling_fields_an_upstream_kind_cannot_take_are_a_400() -> None:
+    with stack("openai", _play(), served_model(None, None)) as (replay, app):
+        r = httpx.post(app.url + "/v1/completions", json={"prompt": "x", "top_k": 5})
+        assert r.status_code == 400 and r.json()["error"]["param"] == "top_k"
+        ok = httpx.post(app.url + "/v1/completions", json={"prompt": "x", "presence_penalty": 0.5})
+        assert ok.status_code == 200 and replay.requests[-1]["presence_penalty"] == 0.5
+
+
 def test_fields_are_checked_before_the_engine() -> None:
     with stack("vllm", _play(), served_model(None, None)) as (replay, app):
         for body, param in [

@@ -56,12 +56,16 @@ _FIELDS = frozenset(
 )
 
 
-def raw_plan(body: Any) -> tuple[str | None, str, dict[str, Any]]:
-    """(model, prompt, the checked fields) of a completions body (``APIError`` on bad input)."""
+def raw_plan(body: Any, kind: str) -> tuple[str | None, str, dict[str, Any]]:
+    """(model, prompt, the checked fields) of a completions body for an upstream of ``kind``
+    (``APIError`` on bad input)."""
     body = an_object(body)
     unknown = sorted(k for k, v in body.items() if k not in _FIELDS and v is not None)
     if unknown:
         raise APIError(f"unrecognized request argument: {unknown[0]}", param=unknown[0])
+    for name, kinds in SAMPLING.items():
+        if body.get(name) is not None and kind not in kinds:
+            raise APIError(f"{name} is not supported by the {kind} upstream", param=name)
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
         prompt = prompt[0]

@@ -54,6 +54,7 @@ class LiveServer:
 
         from .app import create_app
         from .default_model import serve_options
+        from .metrics import Metrics
         from .model import load_model
         from .service import Service
         from .upstream.embedded import EmbeddedUpstream
@@ -71,7 +72,11 @@ class LiveServer:
         )
         self.model = served.name
         config = uvicorn.Config(
-            create_app(Service(served, self.upstream)), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+            create_app(Service(served, self.upstream, metrics=Metrics(served.name, self.upstream))),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="trisect-demo-server", daemon=True)

@@ -152,7 +152,7 @@ class Service:
 
     def complete(self, body: Any, *, arrived: float | None = None) -> RawPrepared:
         """A raw completion: the prompt as given, the text as the engine writes it."""
-        model, prompt, fields = raw_plan(body)
+        model, prompt, fields = raw_plan(body, self.kind)
         name = self.check_model(model)
         request = CompletionRequest(
             prompt=self.served.prompt_for(prompt, self.kind),
