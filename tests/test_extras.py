@@ -34,8 +34,12 @@ def _name(requirement: str) -> str:
     return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", requirement).group(0)).lower()
 
 
+# modules whose distribution is named otherwise, for when it is not installed here
+NOT_INSTALLED = {"agents": "openai-agents"}
+
+
 def _distribution(module: str) -> str:
-    return _name(DISTRIBUTIONS.get(module, [module])[0])
+    return _name(DISTRIBUTIONS.get(module, [NOT_INSTALLED.get(module, module)])[0])
 
 
 # imported plainly: what [test] installs, and trisect's own dependencies

@@ -9,14 +9,12 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("llguidance")
-
-from support import llg  # noqa: E402
-from support.grammar_cases import expected_calls, markers, proof_cases, reasoning_mode  # noqa: E402
-from trisect import grammar  # noqa: E402
-from trisect.formats import all_formats  # noqa: E402
-from trisect.grammar.shape import call_shape  # noqa: E402
-from trisect.request.choice import keeps_native_markers  # noqa: E402
+from support import llg
+from support.grammar_cases import expected_calls, markers, proof_cases, reasoning_mode
+from trisect import grammar
+from trisect.formats import all_formats
+from trisect.grammar.shape import call_shape
+from trisect.request.choice import keeps_native_markers
 
 
 def _repeating() -> list[str]:

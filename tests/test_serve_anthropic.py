@@ -16,12 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anthropic
+import httpx
 import pytest
-
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
-anthropic = pytest.importorskip("anthropic")
 
 from support.serving import ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
 from trisect.serve.anthropic.request import FIELDS  # noqa: E402

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from support.extras import require
 from support.serving import AppServer
 
 pytestmark = [pytest.mark.model, pytest.mark.usefixtures("clients")]
@@ -33,8 +34,8 @@ FORCED_ONE = {"type": "any", "disable_parallel_tool_use": True}
 
 @pytest.fixture(scope="module")
 def clients() -> None:
-    for module in ("xllamacpp", "openai", "anthropic", "agents", "prometheus_client"):
-        pytest.importorskip(module, reason="the model step installs the [serve] extra and the agent SDKs")
+    require("xllamacpp", "serve")
+    require("agents", "agents")
 
 
 @pytest.fixture(scope="module")
@@ -145,30 +146,32 @@ def test_anthropic_tool_runner_drives_a_tool_loop(messages: Any, live: Any) -> N
 
 def test_openai_agents_sdk_runs_a_tool_loop(live: Any) -> None:
     import openai
-    from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
 
-    set_tracing_disabled(True)
+    agents = require("agents", "agents")
+    agents.set_tracing_disabled(True)
     asked: list[str] = []
 
-    @function_tool
+    @agents.function_tool
     def get_weather(city: str) -> str:
         """Get the current weather in a city."""
         asked.append(city)
         return f"Sunny, 21 C in {city}."
 
     client = openai.AsyncOpenAI(base_url=live.url, api_key="test", max_retries=0)
-    agent = Agent(
+    agent = agents.Agent(
         name="weather",
         instructions="Answer with the weather tool.",
         tools=[get_weather],
-        model=OpenAIChatCompletionsModel(model=live.model, openai_client=client),
-        model_settings=ModelSettings(tool_choice="required", parallel_tool_calls=False, temperature=0, max_tokens=64),
+        model=agents.OpenAIChatCompletionsModel(model=live.model, openai_client=client),
+        model_settings=agents.ModelSettings(
+            tool_choice="required", parallel_tool_calls=False, temperature=0, max_tokens=64
+        ),
         tool_use_behavior="stop_on_first_tool",
     )
 
     async def run() -> Any:
         try:
-            return await Runner.run(agent, "What's the weather in Paris?", max_turns=3)
+            return await agents.Runner.run(agent, "What's the weather in Paris?", max_turns=3)
         finally:
             await client.close()
 

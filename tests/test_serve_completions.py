@@ -8,12 +8,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
+import openai
 import pytest
-
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
-openai = pytest.importorskip("openai")
 
 from support.serving import AppServer, ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
 from trisect import Parser  # noqa: E402

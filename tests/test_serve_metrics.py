@@ -8,14 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
-openai = pytest.importorskip("openai")
-anthropic = pytest.importorskip("anthropic")
-prometheus = pytest.importorskip("prometheus_client.parser")
+import anthropic
+import httpx
+import openai
+import prometheus_client.parser as prometheus
 
 from support.serving import AppServer, ReplayChoice, ReplayPiece, served_model, stack  # noqa: E402
 from trisect.serve.metrics import Metrics  # noqa: E402
