@@ -263,7 +263,7 @@ def test_ties_are_broken_by_family_then_documented_order() -> None:
 # ---------------------------------------------------------------------- the command
 
 
-def test_the_detect_command_prints_json_and_the_flags() -> None:
+def test_the_detect_command_prints_json_and_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
     import io
 
     from trisect.cli.main import main
@@ -275,6 +275,11 @@ def test_the_detect_command_prints_json_and_the_flags() -> None:
     out = io.StringIO()
     assert main(["detect", str(TEMPLATES / "GLM-4.7-Flash.jinja"), "--flags"], out=out) == 0
     assert out.getvalue() == "--reasoning-parser glm45 --tool-call-parser glm47 --enable-auto-tool-choice\n"
+    # glm45 and glm47 read GLM's <think> block alike: said on stderr, kept out of the flags
+    assert "reasoning glm45 at confidence 0.5 (chosen by documented order; glm47" in capsys.readouterr().err
+    out = io.StringIO()
+    assert main(["detect", str(TEMPLATES / "openai-gpt-oss-120b.jinja"), "--flags"], out=out) == 0
+    assert "--reasoning-parser openai_gptoss" in out.getvalue() and capsys.readouterr().err == ""
 
 
 # ---------------------------------------------------------------------- the shells

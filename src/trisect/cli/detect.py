@@ -4,7 +4,8 @@
     trisect detect PATH --emit-toml FORMAT.toml [--synthesise]
 
 ``--flags`` prints only the ``vllm serve`` flags (``--reasoning-parser X --tool-call-parser Y
---enable-auto-tool-choice``), for ``vllm serve M $(trisect detect M --flags)``. ``--emit-toml``
+--enable-auto-tool-choice``), for ``vllm serve M $(trisect detect M --flags)``, and says on stderr
+which of them detection is not sure of (below ``HIGH_CONFIDENCE``). ``--emit-toml``
 writes the formats detection synthesised as format files (``FORMAT-reasoning.toml`` and
 ``FORMAT-tools.toml`` when both were; ``-``: stdout); ``--synthesise`` builds them from the
 template even where a registered format fits, as a starting point to edit. A thin shell over
@@ -33,8 +34,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
-    from ..detect import SYNTHESISED, detect
+    from ..detect import CONFIRMED, SYNTHESISED, detect
     from ..detect.emit import format_toml
+    from ..detect.result import HIGH_CONFIDENCE
 
     detection = detect(args.source, formats=() if args.synthesise else None)
     if args.emit_toml:
@@ -66,6 +68,13 @@ def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
             return 0
     if args.flags:
         out.write(" ".join(detection.vllm_flags()) + "\n")
+        for label, part in (("reasoning", detection.reasoning_part), ("tools", detection.tools_part)):
+            if part.status == CONFIRMED and part.confidence < HIGH_CONFIDENCE:
+                others = f"; {', '.join(part.alternatives[:3])} read it alike" if part.alternatives else ""
+                sys.stderr.write(
+                    f"trisect: {label} {part.name} at confidence {part.confidence:.1f}"
+                    f" (chosen by {part.decided_by}{others}): check the model's documentation\n"
+                )
     else:
         out.write(detection.to_json() + "\n")
     return 0
