@@ -184,6 +184,13 @@ def test_suffixed_markers_are_spelled_as_the_template_writes_them() -> None:
     assert tools.name == "hy_v3" and tools.confidence == 1.0
 
 
+def test_gigachat_31s_call_opener_is_gigachat3s() -> None:
+    """GigaChat 3.1 opens a call with <|function_call|> (vLLM's gigachat3 parser reads both)."""
+    tools = part("GigaChat3.1-10B-A1.8B.jinja", "tools")
+    assert tools.status == CONFIRMED and tools.name == "gigachat3"
+    assert tools.confidence < 1.0  # read by the alias: not the exact spelling of GigaChat 3's format
+
+
 def test_a_built_format_that_misreads_the_templates_own_turns_is_not_offered() -> None:
     """MiniMax-M2's template writes parameter values verbatim: the format built from it keeps
     them so, and the same format stripping them (Qwen3-Coder's rule) passes the sentinel trials
