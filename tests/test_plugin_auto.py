@@ -30,10 +30,10 @@ class Tokenizer:
         return {}
 
 
-def test_trisect_auto_is_a_vllm_name_of_both_kinds_and_not_sglangs() -> None:
+def test_trisect_auto_is_an_engine_name_of_both_kinds_and_no_formats() -> None:
     for kind in ("reasoning", "tools"):
-        assert vllm_names(kind)["trisect_auto"] == "auto"
-        assert "trisect_auto" not in _common.plugin_names(kind)  # SGLang's detectors get no tokenizer
+        assert vllm_names(kind)["trisect_auto"] == "auto" == _common.engine_names(kind)["trisect_auto"]
+        assert "trisect_auto" not in _common.plugin_names(kind)  # not a format: the engines add it
 
 
 TEMPLATE_NAMES = ["Qwen-Qwen3-0.6B.jinja", "GLM-4.7-Flash.jinja", "deepseek-ai-DeepSeek-V3.1.jinja"]

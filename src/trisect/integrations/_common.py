@@ -1,9 +1,10 @@
 """What the vLLM and SGLang plugins share; no engine is imported here.
 
 * ``plugin_names(kind)``: ``trisect_<name>`` for every name and alias ``trisect.Parser`` accepts,
-  read from ``trisect.formats()`` when the engine registers (run-time formats included).
+  read from ``trisect.formats()`` when the engine registers (run-time formats included);
+  ``engine_names(kind)`` adds ``trisect_auto``.
 * ``parser_for``: one compiled ``trisect.Parser`` per (formats, tokenizer), shared by requests;
-  ``AUTO`` for a format (vLLM's ``trisect_auto``) is what ``trisect.detect`` finds in the
+  ``AUTO`` for a format (``trisect_auto``) is what ``trisect.detect`` finds in the
   tokenizer's chat template (``detected``).
 * ``settings``: the two switches an operator or a request sets (tool-call streaming, grammar
   for ``tool_choice="auto"``), from the environment and per-request extension arguments.
@@ -48,7 +49,7 @@ from ..request.tokenview import EngineTracker, ReasoningTracker
 from ..request.tools import openai_tools as openai_tools  # the plugins' tool shaping, shared with serve
 
 PREFIX = "trisect_"
-AUTO = "auto"  # the format "detected from the tokenizer's chat template" (vLLM: trisect_auto)
+AUTO = "auto"  # the format "detected from the tokenizer's chat template" (trisect_auto)
 AUTO_NAME = PREFIX + AUTO
 AUTO_FLAGS = {"reasoning": "--reasoning-parser trisect_NAME", "tools": "--tool-call-parser trisect_NAME"}
 
@@ -66,6 +67,12 @@ _PROBE = "\ue000"
 def plugin_names(kind: str) -> dict[str, str]:
     """``trisect_<name>`` -> trisect name, for every name and alias of that kind."""
     return {PREFIX + name: name for spec in formats() if spec.kind == kind for name in (spec.name, *spec.aliases)}
+
+
+def engine_names(kind: str) -> dict[str, str]:
+    """The names an engine plugin registers: every format's, and ``trisect_auto`` (the formats of
+    the chat template of the tokenizer the engine hands the parser)."""
+    return {**plugin_names(kind), AUTO_NAME: AUTO}
 
 
 def trisect_name(name: str | None) -> str | None:

@@ -53,7 +53,7 @@ from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 from typing import Any
 
-from ._common import AUTO, AUTO_NAME, plugin_names, trisect_name
+from ._common import engine_names, trisect_name
 
 SUPPORTED = "0.33."  # the vLLM release line the patches are written against
 CLASSES = "trisect.integrations._vllm_parsers"
@@ -90,8 +90,8 @@ def register() -> None:
 
 def vllm_names(kind: str) -> dict[str, str]:
     """The plugin's names of one kind: every format's, and ``trisect_auto`` (vLLM gives each parser
-    its tokenizer, whose chat template says the format; SGLang's detectors get no tokenizer)."""
-    return {**plugin_names(kind), AUTO_NAME: AUTO}
+    its tokenizer, whose chat template says the format)."""
+    return engine_names(kind)
 
 
 def _register_reasoning(module: ModuleType) -> None:
