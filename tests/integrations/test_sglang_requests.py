@@ -219,3 +219,15 @@ def test_separate_reasoning_false_keeps_the_reasoning_in_the_content() -> None:
     assert want["content"] == "<think>plan</think>Sunny."
     for got in served("qwen3", "hermes", text, tools=WEATHER, separate_reasoning=False):
         assert got == want
+
+
+def test_formats_that_do_not_combine_run_as_two_phases() -> None:
+    """plamo3 and muse_glimmer spell a terminal differently, so they make no combined table:
+    the reasoning detector hands the text after reasoning on, as with one of SGLang's detectors."""
+    with pytest.raises(trisect.FormatError):
+        trisect.Parser("plamo3", "muse_glimmer")
+    text = "<|plamo:begin_think:plamo|>plan<|plamo:end_think:plamo|>Sunny."
+    want = alone("plamo3", None, text)
+    assert want["reasoning"] == "plan"
+    for got in served("plamo3", "muse_glimmer", text, tools=WEATHER):
+        assert (got["reasoning"], got["tool_calls"]) == (want["reasoning"], [])

@@ -56,6 +56,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from .. import ContentText, Parser, ReasoningText, StreamParser
+from ..errors import FormatError
 from ..grammar import call_shape, structural_tag
 from ..request.options import REASONING_EFFORTS
 from ._common import (
@@ -233,6 +234,14 @@ class Split:
         return reasoning + more_reasoning, rest + more_rest
 
 
+def _combines(reasoning: str, tools: str, tokenizer: Any) -> bool:
+    try:
+        text_parser(reasoning, tools, tokenizer)
+    except FormatError:  # e.g. a terminal the two spell differently
+        return False
+    return True
+
+
 # The reasoning detector of both trisect's SGLang built last in this task: the tool detector of
 # the same choice parses after it (the chat and Responses paths build the two in either order, and
 # always feed the reasoning detector first).
@@ -282,6 +291,8 @@ def _reasoning_base() -> type:
             self._tokenizer = tokenizer
             self._feeds_tools = bool(tool_call_parser_active)  # a tool parser reads what this leaves
             self.paired_tools = served_tools() if self._feeds_tools else None
+            if self.paired_tools is not None and not _combines(self.trisect_format, self.paired_tools, tokenizer):
+                self.paired_tools = None  # formats that cannot share one table: two phases
             self.options = switch_options(force_reasoning, start, force_nonempty_content)
             if self.previous_content:
                 self.options["prompt_text"] = self.options.get("prompt_text", "") + self.previous_content
