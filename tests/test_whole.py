@@ -1,17 +1,19 @@
-"""The whole-output path (``trisect.message.whole``) against the engine.
+"""Whole outputs (``trisect.engine.whole``): the machine over the complete text in one pass.
 
-``Parser.parse(text)`` takes the whole-output path where it decides and the engine elsewhere; the
-replay harness (tests/test_cases.py) proves every stream equal to ``parse()`` on every case.
-These tests make sure that proof is not vacuous (the path decides most cases, by count), compare
-it with the engine on mutated outputs (seeded and Hypothesis-chosen mutations), and pin the rules
-where a C decoder and the engine's scanner could differ (arguments as written, NaN, nesting,
-duplicate keys, string-encoded arguments, markers inside strings).
+``Parser.parse(text)`` runs the stream's own machine over the whole text (``whole_events``); the
+replay harness (tests/test_cases.py) proves every stream equal to ``parse()`` on every case. These
+tests check that every text goes that way, compare it with a stream fed the text at once on
+mutated outputs (seeded and Hypothesis-chosen), pin where the C decoder reads a JSON call and
+where the codec's own scanner does (arguments as written, NaN, nesting, duplicate keys,
+string-encoded arguments, markers inside strings), check the marker finder against the compiled
+patterns, and bound the memory a whole parse takes (``tracemalloc``: no timing).
 """
 
 from __future__ import annotations
 
+import json
 import random
-from collections import Counter
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -19,11 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import trisect
+import trisect.codecs.json_call as json_call
 import trisect.parser as parser_module
-from support import cases
+from support.cases import load_cases
 from trisect import MessageBuilder, Parser
+from trisect.engine.whole import WholeFinder
 
-CASES = [(d["key"], d) for d in cases.load_cases() if not d.get("ids_only")]
+CASES = [(c["key"], c) for c in load_cases() if not c.get("ids_only")]
 
 
 def _fixed_id(index: int) -> str:
@@ -39,7 +43,7 @@ def _options(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def engine_parse(parser: Parser, text: str, **options: Any) -> trisect.Message:
-    """The engine's whole result: an atomic stream fed the text at once (what parse() was before)."""
+    """A stream's whole result: an atomic stream fed the text at once, then finished."""
     stream = parser.stream(atomic_tool_calls=True, **options)
     builder = MessageBuilder()
     builder.add(stream.feed(text))
@@ -47,31 +51,43 @@ def engine_parse(parser: Parser, text: str, **options: Any) -> trisect.Message:
     return builder.message()
 
 
-class Decisions:
-    """Counts the outputs the whole-output path decided (it returns a message, not ``None``)."""
+class Counts:
+    """How many outputs went the whole way, and how many JSON calls the C decoder read."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.decided = 0
-        self.calls = 0
-        self.last = False
-        real = parser_module.parse_whole
+        self.whole = 0
+        self.c_reads = 0
+        self.c_refused = 0
+        real_whole, real_envelope, real_object = (
+            parser_module.whole_events,
+            json_call.read_envelope,
+            json_call.read_object,
+        )
 
-        def counting(*args: Any, **kwargs: Any) -> trisect.Message | None:
-            msg = real(*args, **kwargs)
-            self.calls += 1
-            self.last = msg is not None
-            self.decided += self.last
-            return msg
+        def whole(*args: Any, **kwargs: Any) -> Any:
+            self.whole += 1
+            return real_whole(*args, **kwargs)
 
-        monkeypatch.setattr(parser_module, "parse_whole", counting)
+        def counted(real: Any) -> Any:
+            def read(*args: Any) -> Any:
+                out = real(*args)
+                self.c_reads += out is not None
+                self.c_refused += out is None
+                return out
+
+            return read
+
+        monkeypatch.setattr(parser_module, "whole_events", whole)
+        monkeypatch.setattr(json_call, "read_envelope", counted(real_envelope))
+        monkeypatch.setattr(json_call, "read_object", counted(real_object))
 
 
 @pytest.fixture
-def decisions(monkeypatch: pytest.MonkeyPatch) -> Decisions:
-    return Decisions(monkeypatch)
+def counts(monkeypatch: pytest.MonkeyPatch) -> Counts:
+    return Counts(monkeypatch)
 
 
-def _parse_both(data: dict[str, Any], text: str, decisions: Decisions) -> tuple[trisect.Message, trisect.Message, bool]:
+def _parse_both(data: dict[str, Any], text: str) -> tuple[trisect.Message | None, trisect.Message | None]:
     parser = Parser(data.get("reasoning"), data.get("tools_format"))
     options = _options(data)
     try:
@@ -79,30 +95,18 @@ def _parse_both(data: dict[str, Any], text: str, decisions: Decisions) -> tuple[
     except trisect.TrisectError as exc:
         with pytest.raises(type(exc)):
             engine_parse(parser, text, **options)
-        return None, None, decisions.last  # type: ignore[return-value]
-    return whole, engine_parse(parser, text, **options), decisions.last
+        return None, None
+    return whole, engine_parse(parser, text, **options)
 
 
-def test_the_whole_path_decides_most_cases(decisions: Decisions) -> None:
-    """Counted, so that it cannot silently fall back everywhere: every text case through
-    ``parse()``, equal to the engine's result, and the share the whole path decided."""
-    per_family: Counter[str] = Counter()
-    decided_family: Counter[str] = Counter()
+def test_every_text_case_is_read_whole(counts: Counts) -> None:
+    """Every text case through ``parse()``: the whole pass, equal to a stream fed it at once, and
+    the C decoder reads most JSON calls (counted, so the fast path is not silently off)."""
     for case_id, data in CASES:
-        whole, engine, decided = _parse_both(data, data["output"], decisions)
+        whole, engine = _parse_both(data, data["output"])
         assert whole == engine, case_id
-        family = case_id.split("/")[0]
-        per_family[family] += 1
-        decided_family[family] += decided
-    assert decisions.calls == len(CASES)
-    assert decisions.decided >= 0.85 * len(CASES), f"{decisions.decided} of {len(CASES)} cases decided"
-    # Harmony's message headers are the engine's alone (documented in message/whole.py), and so
-    # are outputs that end in an envelope region (inkling's cases all do) ...
-    assert decided_family["openai"] == 0
-    # ... every other family has cases the whole path decides, but the engine's alone: Muse's
-    # message headers too, and K2 Horizon, whose unended reasoning is held for the fallback rule
-    engine_only = {"openai", "muse", "muse_glimmer", "k2_horizon", "inkling"}
-    assert [f for f in per_family if f not in engine_only and not decided_family[f]] == []
+    assert counts.whole == len(CASES)
+    assert counts.c_reads >= 2 * counts.c_refused, (counts.c_reads, counts.c_refused)
 
 
 # ---------------------------------------------------------------------------- mutated outputs
@@ -136,21 +140,16 @@ def _markers(data: dict[str, Any]) -> list[str]:
 WITH_CALLS = [(i, d) for i, d in CASES if d["expected"].get("tool_calls")]
 
 
-def test_mutated_outputs_agree_with_the_engine(decisions: Decisions) -> None:
+def test_mutated_outputs_agree_with_a_stream() -> None:
     """Seeded mutations of every case with calls (cut, marker inserted, JSON punctuation, a
-    repeated slice): whatever the whole path decides equals the engine, and it still decides a
-    good share of them (mutations that keep the output clean)."""
+    repeated slice): the whole pass equals a stream fed the same text."""
     rnd = random.Random(13)
-    total = 0
     for case_id, data in WITH_CALLS:
         markers = _markers(data)
         for _ in range(6):
             text = _mutate(rnd, data["output"], markers)
-            whole, engine, _decided = _parse_both(data, text, decisions)
+            whole, engine = _parse_both(data, text)
             assert whole == engine, f"{case_id}: {text!r}"
-            total += 1
-    assert decisions.decided >= 0.5 * total, f"{decisions.decided} of {total} mutated outputs decided"
-    assert decisions.decided <= 0.97 * total  # cuts reach the engine's rule for unfinished calls
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -161,8 +160,8 @@ def test_mutated_outputs_agree_with_the_engine(decisions: Decisions) -> None:
     ),
     marker=st.integers(0, 1000),
 )
-def test_hypothesis_mutations_agree_with_the_engine(
-    decisions: Decisions, case: tuple[str, dict[str, Any]], edits: list[tuple[int, float, int, str]], marker: int
+def test_hypothesis_mutations_agree_with_a_stream(
+    case: tuple[str, dict[str, Any]], edits: list[tuple[int, float, int, str]], marker: int
 ) -> None:
     case_id, data = case
     text = data["output"]
@@ -181,11 +180,11 @@ def test_hypothesis_mutations_agree_with_the_engine(
             text = text[:i]
         else:
             text = text[:i] + snippet + text[i + 1 :]
-    whole, engine, _decided = _parse_both(data, text, decisions)
+    whole, engine = _parse_both(data, text)
     assert whole == engine, f"{case_id}: {text!r}"
 
 
-# ---------------------------------------------------------------------------- rules pinned
+# ---------------------------------------------------------------------------- the C decoder
 
 TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
 
@@ -197,84 +196,83 @@ def _hermes(body: str, **options: Any) -> tuple[trisect.Message, trisect.Message
     return parser.parse(text, **options), engine_parse(parser, text, **options)
 
 
-def test_arguments_are_kept_exactly_as_written(decisions: Decisions) -> None:
+def test_arguments_are_kept_exactly_as_written(counts: Counts) -> None:
     args = '{"b" : 1.50, "a": "\\u00e9 \\"q\\" </tool_call> <tool_call>", "c":[ 1,2e+3 ,null],"d":{} }'
     whole, engine = _hermes('{"name": "f", "arguments": ' + args + "}")
-    assert decisions.last
+    assert (counts.c_reads, counts.c_refused) == (1, 0)
     assert whole == engine
     assert whole.tool_calls[0].arguments == args
     assert whole.content == "OK"
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "c_reads"),
     [
-        '{"name": "f", "arguments": {"x": NaN}}',  # not JSON (Python's extension): a malformed call
-        '{"name": "f", "arguments": {"x": -Infinity}}',
-        '{"name": "f", "arguments": "{\\"x\\": 1}"}',  # string-encoded: the codec decodes it
-        '{"name": "f", "arguments": {"x": 1}, "arguments": {"y": 2}}',  # the first one counts
-        '{"name": "f", "name": "g", "arguments": {}}',  # the first name counts
-        '{"name": "f", "arguments": null}',  # null: {}
-        '{"name": "f"}',  # no arguments: {}
-        '{"arguments": {}, "name": "f", "id": "x"}',
-        '{"name": "", "arguments": {}}',  # no name: not a call
-        '{"name": 3, "arguments": {}}',
-        '{"name": "f", "arguments": [1]}',
-        '{"name": "f", "arguments": {"x": 1}} trailing',  # text after the arguments
-        '{"name": "f", "arguments": {"x": 1},}',
-        '{"name": "f", "arguments": {"x": "\x01"}}',  # a raw control character
-        '{"name": "f", "arguments": {"x": ' + "[" * 3000 + "]" * 3000 + "}}",  # past the C decoder's depth
-        '{"name": "f", "arguments": {"x": 01}}',  # the C decoder and the scanner stop at other places
-        '{"name": "f", "arguments": {"x": 1',  # broken by the end marker
-        '{"name": "f", "arguments": {"x": "</tool_call>"',
+        ('{"name": "f", "arguments": null}', True),  # null: {}
+        ('{"id": "x", "name": "f", "arguments": {}}', False),  # hermes has no id key
+        ('{"arguments": {"x": 1}, "name": "f"}', True),
+        ('{"name": "f", "arguments": {"x": NaN}}', False),  # not JSON (Python's extension): a malformed call
+        ('{"name": "f", "arguments": {"x": -Infinity}}', False),
+        ('{"name": "f", "arguments": "{\\"x\\": 1}"}', False),  # string-encoded: the codec decodes it
+        ('{"name": "f", "arguments": {"x": 1}, "arguments": {"y": 2}}', False),  # a key twice: the codec's rule
+        ('{"name": "f", "name": "g", "arguments": {}}', False),
+        ('{"name": "f"}', False),  # no arguments: the codec's rule
+        ('{"name": "f", "arguments": {}, "extra": 1}', False),  # another key: the codec's rule
+        ('{"name": "", "arguments": {}}', False),  # no name: not a call
+        ('{"name": 3, "arguments": {}}', False),
+        ('{"name": "f", "arguments": [1]}', False),
+        ('{"name": "f", "arguments": {"x": 1}} trailing', True),  # text after the arguments: the machine's rule
+        ('{"name": "f", "arguments": {"x": 1},}', False),
+        ('{"name": "f", "arguments": {"x": "\x01"}}', False),  # a raw control character
+        ('{"name": "f", "arguments": {"x": ' + "[" * 3000 + "]" * 3000 + "}}", False),  # past the C depth
+        ('{"name": "f", "arguments": {"x": 01}}', False),  # the C decoder and the scanner stop at other places
+        ('{"name": "f", "arguments": {"x": ' + "9" * 5000 + "}}", False),  # past Python's digit limit
+        ('{"name": "f", "arguments": {"x": 1', False),  # broken by the end marker
+        ('{"name": "f", "arguments": {"x": "</tool_call>"', False),
     ],
 )
-def test_json_edge_cases_agree_with_the_engine(decisions: Decisions, body: str) -> None:
-    """Where the C decoder refuses the JSON, the format's codec reads that call (its exact stop
-    and rules); the output is still decided without the engine."""
+def test_the_c_decoder_reads_plain_calls_and_the_codec_the_rest(counts: Counts, body: str, c_reads: bool) -> None:
+    """Where the C decoder does not read the JSON, the format's codec reads that call (its
+    exact stop and rules): the result equals a stream's either way."""
     whole, engine = _hermes(body)
     assert whole == engine
-    assert decisions.last
+    assert (counts.c_reads, counts.c_refused) == ((1, 0) if c_reads else (0, 1))
 
 
-def test_outputs_cut_off_inside_a_call_go_to_the_engine(decisions: Decisions) -> None:
+def test_outputs_cut_off_inside_a_call_are_unfinished_calls() -> None:
     parser = Parser("qwen3", "hermes")
     cut = ('<think>a</think>b<tool_call>{"name": "f", "arg', '<tool_call>{"name": "f", "arguments": {"x": "</t')
     for text in cut:
         whole = parser.parse(text, id_factory=_fixed_id)
-        assert not decisions.last
+        assert whole.unfinished_call is not None and not whole.tool_calls
         assert whole == engine_parse(parser, text, id_factory=_fixed_id)
     complete = '<think>a</think>b<tool_call>{"name": "f"}'  # complete JSON, no end marker: a call
     assert len(parser.parse(complete).tool_calls) == 1
-    assert decisions.last
 
 
-def test_strict_malformed_output_raises_through_the_engine(decisions: Decisions) -> None:
+def test_strict_malformed_output_raises() -> None:
     parser = Parser("qwen3", "hermes")
     with pytest.raises(trisect.MalformedOutputError):
         parser.parse('<tool_call>{"name": "f", "arguments": {"x": }}</tool_call>', strict=True)
-    assert decisions.calls == 1 and not decisions.last
 
 
-def test_unknown_tool_names_are_content(decisions: Decisions) -> None:
+def test_unknown_tool_names_are_content() -> None:
     parser = Parser(None, "llama3_json")
     text = '{"name": "nope", "parameters": {}}'
     whole = parser.parse(text, tools=[TOOL], id_factory=_fixed_id)
-    assert decisions.last
     assert whole == engine_parse(parser, text, tools=[TOOL], id_factory=_fixed_id)
     assert whole.content == text  # the family validates names: not a call
 
 
-def test_request_filters_apply_on_the_whole_path(decisions: Decisions) -> None:
+def test_request_filters_apply_to_a_whole_output() -> None:
     body = '{"name": "f", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}'
     for options in ({"include_reasoning": False}, {"parallel_tool_calls": False}):
         whole, engine = _hermes(body, **options)
-        assert decisions.last
         assert whole == engine
     assert whole.reasoning == "hm" and len(whole.tool_calls) == 1
 
 
-def test_constrained_outputs_take_the_whole_path(decisions: Decisions) -> None:
+def test_constrained_outputs_are_read_whole(counts: Counts) -> None:
     parser = Parser("qwen3", "hermes")
     required = '[{"name": "f", "parameters": {"x": 1}}, {"name": "f", "arguments": {}}]'
     named = '{"x": [1, 2]}'
@@ -282,19 +280,110 @@ def test_constrained_outputs_take_the_whole_path(decisions: Decisions) -> None:
         options = {"tools": [TOOL], "tool_choice": choice, "id_factory": _fixed_id}
         options["chat_template_kwargs"] = {"enable_thinking": False}
         whole = parser.parse(text, **options)
-        assert decisions.last
         assert whole == engine_parse(parser, text, **options)
     assert whole.tool_calls[0].arguments == named
+    assert counts.c_reads == 3
 
 
-def test_random_ids_follow_the_engines_rule(decisions: Decisions) -> None:
+def test_random_ids_follow_the_engines_rule() -> None:
     whole, _engine = _hermes('{"name": "f", "arguments": {}}', id_factory=None)
-    assert decisions.last
     call_id = whole.tool_calls[0].id
     assert call_id.startswith("call_") and len(call_id) == 29
 
 
-def test_token_ids_never_take_the_whole_path(decisions: Decisions) -> None:
+def test_token_ids_are_fed_as_a_stream(counts: Counts) -> None:
     parser = Parser("qwen3", "hermes")
     parser.parse("<think>a</think>b", token_ids=[1, 2, 3])
-    assert decisions.calls == 0
+    assert counts.whole == 0
+
+
+# ---------------------------------------------------------------------------- the marker finder
+
+
+def test_the_finder_finds_what_the_pattern_finds() -> None:
+    """Per state whose markers the finder reads (``StateTable.find_strings``), on text made of
+    its markers, their pieces and other characters: the same earliest, longest marker as the
+    state's compiled pattern, at every scan position."""
+    rnd = random.Random(5)
+    checked = 0
+    for spec in trisect.formats():
+        compiled = Parser(*((spec.name, None) if spec.kind == "reasoning" else (None, spec.name))).spec
+        for state in trisect.engine.compile_format(compiled).states.values():
+            strings = state.find_strings
+            if strings is None:
+                continue
+            alphabet = [*strings, *(s[: len(s) // 2] for s in strings), "a", " ", "\n", "<", "{"]
+            text = "".join(rnd.choice(alphabet) for _ in range(200))
+            finder = WholeFinder()
+            pattern = state.text_lex.pattern
+            assert pattern is not None
+            for scan in range(len(text) + 1):
+                m = pattern.search(text, scan)
+                assert finder(strings, text, scan, len(text)) == ((m.start(), m.group()) if m else (-1, "")), state.name
+            checked += 1
+    assert checked >= 20
+    finder = WholeFinder()  # a second text (what a stream held, read at its end) is searched afresh
+    assert finder(("\n", "</x>"), "a\nb</x>", 0, 7) == (1, "\n")
+    assert finder(("\n", "</x>"), "\n", 0, 1) == (0, "\n")
+
+
+# ---------------------------------------------------------------------------- memory
+
+_MB = 1 << 20
+_LINE = "a line of plain code text, and 42\n"
+_CODE = 'print("a \\"quoted\\" line\\tand a tab")\n'
+
+
+def _peak(parser: Parser, text: str, **options: Any) -> tuple[float, trisect.Message]:
+    """Peak memory a parse allocates, over the output's size (``tracemalloc``: bytes, not time)."""
+    parser.parse("warm up", **options)
+    tracemalloc.start()
+    try:
+        msg = parser.parse(text, **options)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak / len(text.encode("utf-8")), msg
+
+
+_WRITE = {
+    "type": "function",
+    "function": {"name": "write", "parameters": {"type": "object", "properties": {"content": {"type": "string"}}}},
+}
+
+
+@pytest.mark.parametrize("body", [_LINE, _CODE], ids=["plain", "escaped"])
+@pytest.mark.parametrize("tools", ["hermes", "qwen3_coder"])
+def test_a_large_argument_costs_at_most_twice_the_output(tools: str, body: str) -> None:
+    """A 4 MB argument: the parse allocates about one copy of it at its peak (the arguments, grown
+    in place as raw text is escaped a chunk at a time), not a copy per step."""
+    value = body * (4 * _MB // len(body))
+    if tools == "hermes":
+        call = "<tool_call>\n" + json.dumps({"name": "write", "arguments": {"content": value}}) + "\n</tool_call>"
+    else:
+        call = f"<tool_call>\n<function=write>\n<parameter=content>\n{value}\n</parameter>\n</function>\n</tool_call>"
+    ratio, msg = _peak(Parser("qwen3", tools), "<think>\nok\n</think>\n\n" + call, tools=[_WRITE])
+    assert json.loads(msg.tool_calls[0].arguments) == {"content": value}
+    assert ratio <= 1.5, f"{ratio:.2f}x the output"
+
+
+@pytest.mark.parametrize("field", ["reasoning", "content"])
+def test_a_large_field_costs_at_most_the_output(field: str) -> None:
+    """4 MB of reasoning or content, with the whitespace templates put around it: one copy."""
+    text = _LINE * (4 * _MB // len(_LINE))
+    output = f"<think>\n\n{text}\n\n</think>\n\nok" if field == "reasoning" else f"<think>\nok\n</think>\n\n{text}\n\n"
+    ratio, msg = _peak(Parser("qwen3", "hermes"), output)
+    assert getattr(msg, field) == text.strip()
+    assert ratio <= 1.1, f"{ratio:.2f}x the output"
+
+
+def test_escapes_are_what_json_writes() -> None:
+    """A raw string value becomes the inside of the JSON string ``json.dumps`` writes, also
+    where it is escaped a chunk at a time, and as it is where nothing needs escaping."""
+    from trisect.codecs.xml_params import _ESCAPE_CHUNK
+
+    parser = Parser("qwen3", "qwen3_coder")
+    for value in (('é"\\\x01\t</x>' * (_ESCAPE_CHUNK // 5 + 3))[: 3 * _ESCAPE_CHUNK + 7], "plain text é"):
+        call = f"<tool_call>\n<function=write>\n<parameter=content>\n{value}\n</parameter>\n</function>\n</tool_call>"
+        msg = parser.parse(call, tools=[_WRITE])
+        assert msg.tool_calls[0].arguments == json.dumps({"content": value}, ensure_ascii=False)

@@ -1,9 +1,9 @@
 """``Parser``: a reasoning format and a tool-call format, compiled once, used per request.
 
 ``parse()`` is ``stream(atomic_tool_calls=True)``, one ``feed()`` and ``finish()``: one set of
-rules. A whole text first goes the whole-output path (``message/whole.py``: the same tables at C
-speed), which returns ``None`` wherever it cannot decide, and then the engine parses it; the
-replay harness checks every stream against ``parse()``, so the two speeds cannot disagree.
+rules. A whole text is read by the same machine in one pass (``engine.whole``: nothing held back,
+markers found and JSON decoded at C speed); the replay harness checks every stream against
+``parse()``.
 """
 
 from __future__ import annotations
@@ -17,15 +17,17 @@ from .engine.event_stream import EventStream
 from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
 from .engine.value import Value, as_tuple
 from .engine.vocab import Vocab
+from .engine.whole import whole_events
 from .errors import FormatError, RequestError
 from .formats import all_formats, hf, reasoning_format, tool_format
-from .message import Message, MessageBuilder, StreamParser
-from .message.whole import parse_whole
+from .message import Message, MessageBuilder, StreamParser, fold
 from .request.choice import constrained_format, keeps_native_markers
 from .request.filter import filter_events
 from .request.options import Request, make_request
 from .request.prompt import CLOSED, OPEN, prompt_verdict
 from .request.tokenview import EngineTracker, ReasoningTracker, TokenView
+
+_PLANS = 256  # requests whose plan a parser keeps (cleared when full)
 
 
 @lru_cache(maxsize=256)
@@ -78,6 +80,10 @@ class Parser:
         self.tools: str | None = self.tools_spec.name if self.tools_spec is not None else None
         self._compiled: CompiledFormat = compile_format(_combined(self.reasoning_spec, self.tools_spec), self._vocab)
         self._token_views: dict[int, tuple[CompiledFormat, TokenView]] = {}  # id(compiled) -> its view
+        # id(request) -> (request, its format, its initial state): requests are cached by content
+        # (``request.options``), so the engines' repeated options find their plan here; the entry
+        # keeps its request alive, so the id stays its own
+        self._plans: dict[int, tuple[Request, CompiledFormat, str]] = {}
 
     @property
     def spec(self) -> FormatSpec:
@@ -87,6 +93,17 @@ class Parser:
     def vocab(self) -> Vocab | None:
         """The tokenizer as the engine sees it (``None``: no tokenizer, markers match as text)."""
         return self._vocab
+
+    def _plan(self, request: Request) -> tuple[CompiledFormat, str]:
+        """The format of ``request``'s output and the state it starts in, worked out once per
+        request."""
+        entry = self._plans.get(id(request))
+        if entry is None or entry[0] is not request:
+            compiled = self._compiled_for(request)
+            if len(self._plans) >= _PLANS:
+                self._plans.clear()
+            entry = self._plans[id(request)] = (request, compiled, self.initial_state(request, compiled))
+        return entry[1], entry[2]
 
     def _compiled_for(self, request: Request) -> CompiledFormat:
         """The format this request's output is in (``request/choice.py``: tool_choice semantics;
@@ -153,8 +170,10 @@ class Parser:
     def __repr__(self) -> str:
         return f"Parser(reasoning={self.reasoning!r}, tools={self.tools!r})"
 
-    def initial_state(self, request: Request) -> str:
-        compiled = self._compiled_for(request)
+    def initial_state(self, request: Request, compiled: CompiledFormat | None = None) -> str:
+        """The state the request's output starts in (``compiled``: ``_compiled_for(request)``)."""
+        if compiled is None:
+            compiled = self._compiled_for(request)
         states = compiled.states
         if REASONING not in states:
             return CONTENT
@@ -181,13 +200,13 @@ class Parser:
     def _stream(self, request: Request, atomic_tool_calls: bool, value: Value = None) -> StreamParser:
         """A stream for ``request``; ``value``: the state a stream of the same request wrote
         (``StreamParser.to_value``), read back (a ``ValueError`` if it has another shape)."""
-        compiled = self._compiled_for(request)
+        compiled, state = self._plan(request)
         keep = filter_events(request)
         if value is None:
             engine = EventStream(
                 compiled,
                 request,
-                initial_state=self.initial_state(request),
+                initial_state=state,
                 vocab=self._vocab,
                 atomic_tool_calls=atomic_tool_calls,
             )
@@ -212,16 +231,11 @@ class Parser:
         """
         request = make_request(options)
         if token_ids is None and type(output) is str:
-            msg = parse_whole(
-                self._compiled_for(request),
-                request,
-                self.initial_state(request),
-                output,
-                reasoning=request.include_reasoning,
-                single_call=not request.parallel_tool_calls,
-            )
-            if msg is not None:
-                return msg
+            compiled, state = self._plan(request)
+            events = whole_events(compiled, request, state, output, vocab=self._vocab)
+            keep = filter_events(request)
+            delta = fold(keep(events) if keep is not None else events)
+            return delta.message() if delta is not None else Message()
         stream = self._stream(request, True)
         builder = MessageBuilder()
         builder.add(stream.feed(output, token_ids))

@@ -1,7 +1,7 @@
 """The base of every argument codec: the ``CallCodec`` boilerplate, written once.
 
 A codec subclasses ``Codec`` and writes only its syntax: ``feed`` (read text, append argument
-text to ``self._out``, set ``done`` / ``failed``), and where needed ``marker`` (parameter
+text with ``self._emit``, set ``done`` / ``failed``), and where needed ``marker`` (parameter
 markers of unstructured codecs), ``set_name`` (the name from a marker region), ``_finish``
 (the last text once the structure is complete) and ``_unfinished`` (what ``close`` makes of an
 unfinished structure, for codecs whose structure only ``close`` completes).
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
-from ..engine.value import Value, as_bool, as_opt_str, as_pieces, as_tuple
+from ..engine.value import Value, as_bool, as_opt_str, as_str, as_tuple
 
 
 class Codec:
@@ -47,7 +47,7 @@ class Codec:
         self.call_id: str | None = None
         self.done = False
         self.failed = False
-        self._out: list[str] = []
+        self._out = ""  # argument text not taken yet (``_emit``)
 
     @property
     def in_value(self) -> bool:
@@ -73,7 +73,7 @@ class Codec:
 
     def to_value(self) -> Value:
         """``(name, call id, done, failed, text not taken yet, the codec's own state)``."""
-        return (self.name, self.call_id, self.done, self.failed, "".join(self._out), self._own_value())
+        return (self.name, self.call_id, self.done, self.failed, self._out, self._own_value())
 
     def restore(self, value: Value) -> None:
         """Read ``value`` (from ``to_value`` of a codec of the same factory) into this fresh codec."""
@@ -82,7 +82,7 @@ class Codec:
         self.call_id = as_opt_str(call_id)
         self.done = as_bool(done)
         self.failed = as_bool(failed)
-        self._out = as_pieces(out)
+        self._out = as_str(out)
         self._load_own(own)
 
     def _own_value(self) -> Value:
@@ -102,18 +102,28 @@ class Codec:
     def feed(self, s: str, i: int, end: int) -> int:
         raise NotImplementedError
 
+    def feed_last(self, s: str, i: int, end: int) -> int:
+        """``feed`` where ``s[i:end]`` is the rest of the output (a codec may read it faster)."""
+        return self.feed(s, i, end)
+
     def marker(self, terminal: str) -> None:
         """A parameter marker (unstructured codecs); structured codecs read their own."""
 
     def set_name(self, name: str) -> None:
         """The tool name, read by the engine from a name region."""
 
-    def take(self) -> str:
+    def _emit(self, text: str) -> None:
+        """Append argument text. The text not taken yet is one string grown in place (the
+        only reference to it is the local ``out`` while it grows), so a held call's arguments,
+        many megabytes long, are never joined from pieces: they cost one copy, not two."""
         out = self._out
-        if not out:
-            return ""
-        text = "".join(out)
-        out.clear()
+        self._out = ""
+        out += text
+        self._out = out
+
+    def take(self) -> str:
+        text = self._out
+        self._out = ""
         return text
 
     def close(self) -> str | None:

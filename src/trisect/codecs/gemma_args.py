@@ -201,7 +201,7 @@ class GemmaArgsCodec(Codec):
         self._string_is_key = key
         self._mode = _STRING
         if not key:
-            self._out.append('"')
+            self._emit('"')
 
     def _string(self, s: str, i: int, end: int) -> int:
         quote = self._quote
@@ -216,7 +216,7 @@ class GemmaArgsCodec(Codec):
             if self._string_is_key:
                 self._mode = _KEY  # the key's ':' follows
             else:
-                self._out.append('"')
+                self._emit('"')
                 self._mode = _AFTER
             return consumed
         # hold the longest suffix that may begin the delimiter
@@ -235,37 +235,37 @@ class GemmaArgsCodec(Codec):
         if self._string_is_key:
             self._buf.append(text)
         else:
-            self._out.append(encode_basestring(text)[1:-1])
+            self._emit(encode_basestring(text)[1:-1])
 
     # ------------------------------------------------------------------ writing
 
     def _open(self, opener: str, closer: str) -> None:
         self._stack.append([closer, 0])
-        self._out.append(opener)
+        self._emit(opener)
 
     def _element(self) -> None:
         top = self._stack[-1]
         if top[0] == "]":
             if top[1]:
-                self._out.append(", ")
+                self._emit(", ")
             top[1] += 1
 
     def _write_key(self, key: str) -> None:
         top = self._stack[-1]
-        self._out.append((", " if top[1] else "") + json.dumps(key, ensure_ascii=False) + ": ")
+        self._emit((", " if top[1] else "") + json.dumps(key, ensure_ascii=False) + ": ")
         top[1] += 1
 
     def _end_bare(self) -> None:
         text = "".join(self._buf).strip(_WS)
         self._buf = []
-        self._out.append(_literal(text))
+        self._emit(_literal(text))
 
     def _close(self, c: str, i: int) -> int:
         if not self._stack or self._stack[-1][0] != c:
             self.failed = True
             return i
         self._stack.pop()
-        self._out.append(c)
+        self._emit(c)
         if self._stack:
             self._mode = _AFTER
         else:

@@ -27,6 +27,7 @@ from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import JsonScanner, run_matcher
 from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str, as_tuple
 from .base import Codec
+from .json_whole import read_envelope, read_object
 
 _WS = run_matcher(r"[ \t\r\n]*")
 _PLAIN_STRING = re.compile(r'[^"\\\x00-\x1f]*')  # text that stays inside a JSON string
@@ -66,6 +67,16 @@ class JsonArgsCodec(Codec):
     def _load_own(self, value: Value) -> None:
         self._scanner = JsonScanner.from_value(value)
 
+    def feed_last(self, s: str, i: int, end: int) -> int:
+        """The rest of the output: the C decoder reads a plain object at once (``json_whole``)."""
+        if not self._scanner.started and not self._out:
+            read = read_object(s, i, end)
+            if read is not None:
+                j, self._out = read
+                self.done = True
+                return j
+        return self.feed(s, i, end)
+
     def feed(self, s: str, i: int, end: int) -> int:
         if not self._scanner.started:
             i = _WS(s, i, end).end()
@@ -76,7 +87,7 @@ class JsonArgsCodec(Codec):
                 return i
         j = self._scanner.feed(s, i, end)
         if j > i:
-            self._out.append(s[i:j])
+            self._emit(s[i:j])
         if self._scanner.failed:
             self.failed = True
         elif self._scanner.done:
@@ -130,7 +141,8 @@ class _EncodedArgs:
         new.failed = as_bool(failed)
         return new
 
-    def feed_raw(self, interior: str, out: list[str]) -> None:
+    def feed_raw(self, interior: str) -> str:
+        """The decoded text of ``interior`` that is argument text ("" when none yet, or failed)."""
         text = self._pending + interior
         m = _OPEN_ESCAPE.search(text)
         cut = m.start() if m else len(text)
@@ -138,24 +150,24 @@ class _EncodedArgs:
         self._pending = text[cut:]
         part = text[:cut]
         if not part:
-            return
+            return ""
         try:
-            decoded = json.loads('"' + part + '"')
+            decoded: str = json.loads('"' + part + '"')
         except ValueError:
             self.failed = True
-            return
+            return ""
         if not self._inner.started:
             decoded = decoded.lstrip(" \t\r\n")
             if not decoded:
-                return
+                return ""
             if decoded[0] != "{":
                 self.failed = True
-                return
+                return ""
         k = self._inner.feed(decoded)
         if self._inner.failed or k < len(decoded) and decoded[k:].strip(" \t\r\n"):
             self.failed = True
-            return
-        out.append(decoded[:k])
+            return ""
+        return decoded[:k]
 
     def finish(self) -> bool:
         return not self.failed and not self._pending and self._inner.done
@@ -244,6 +256,21 @@ class JsonEnvelopeCodec(Codec):
         self._args_seen = as_bool(args_seen)
         self._args_done = as_bool(args_done)
         self._encoded = _EncodedArgs.from_value(encoded) if encoded is not None else None
+
+    def feed_last(self, s: str, i: int, end: int) -> int:
+        """The rest of the output: the C decoder reads a plain envelope at once (``json_whole``)."""
+        if self._state == _OPEN and not self._out:
+            keys = (self._name_keys, self._args_keys, self._id_keys)
+            read = read_envelope(keys, self._skip_list, s, i, end)
+            if read is not None:
+                j, self.name, self.call_id, args = read
+                self._out = args
+                self._skip_list = False
+                self._args_seen = self._args_done = True
+                self._state = _DONE
+                self.done = True
+                return j
+        return self.feed(s, i, end)
 
     def feed(self, s: str, i: int, end: int) -> int:
         if self._skip_list:
@@ -339,7 +366,7 @@ class JsonEnvelopeCodec(Codec):
         role = self._role
         piece = s[i:j]
         if role == "args":
-            self._out.append(piece)
+            self._emit(piece)
         elif role == "enc":
             assert self._encoded is not None
             interior = piece
@@ -348,7 +375,7 @@ class JsonEnvelopeCodec(Codec):
             self._raw.append(piece)
             if scanner.done:
                 interior = interior[:-1]  # the closing quote
-            self._encoded.feed_raw(interior, self._out)
+            self._emit(self._encoded.feed_raw(interior))
             if self._encoded.failed:
                 self.failed = True
         elif role in ("name", "id", "null"):
@@ -376,7 +403,7 @@ class JsonEnvelopeCodec(Codec):
         elif role == "null":
             if "".join(self._raw) != "null":
                 self.failed = True
-            self._out.append("{}")
+            self._emit("{}")
             self._args_done = True
         elif role == "enc":
             assert self._encoded is not None
@@ -408,4 +435,4 @@ class JsonEnvelopeCodec(Codec):
             if self._requires_args:
                 self.failed = True  # no arguments key: not a call of this family
                 return
-            self._out.append("{}")
+            self._emit("{}")

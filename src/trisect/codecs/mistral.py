@@ -65,11 +65,17 @@ class MistralCallCodec(Codec):
         self.name, self.call_id = inner.name, inner.call_id
 
     def feed(self, s: str, i: int, end: int) -> int:
+        return self._read(s, i, end, False)
+
+    def feed_last(self, s: str, i: int, end: int) -> int:
+        return self._read(s, i, end, True)
+
+    def _read(self, s: str, i: int, end: int, last: bool) -> int:
         inner = self._codec()
-        j = inner.feed(s, i, end)
+        j = inner.feed_last(s, i, end) if last else inner.feed(s, i, end)
         piece = inner.take()
         if piece:
-            self._out.append(piece)
+            self._emit(piece)
         self._sync(inner)
         return j
 
@@ -78,4 +84,4 @@ class MistralCallCodec(Codec):
         rest = inner.close()
         self._sync(inner)
         if rest:
-            self._out.append(rest)
+            self._emit(rest)

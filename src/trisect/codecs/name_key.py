@@ -69,7 +69,7 @@ class NameKeyCodec(Codec):
                 i = self._args.feed(s, i, end)
                 piece = self._args.take()
                 if piece:
-                    self._out.append(piece)
+                    self._emit(piece)
                 if self._args.failed:
                     self.failed = True
                 elif self._args.done:

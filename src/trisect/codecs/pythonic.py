@@ -172,12 +172,12 @@ class PythonicCallCodec(Codec):
 
     # ------------------------------------------------------------------ output
 
-    def _emit(self, text: str) -> None:
+    def _write(self, text: str) -> None:
         for frame in reversed(self._stack):
             if frame.hold is not None:
                 frame.hold.append(text)
                 return
-        self._out.append(text)
+        self._emit(text)
 
     def _fail(self) -> None:
         self.failed = True
@@ -231,7 +231,7 @@ class PythonicCallCodec(Codec):
                 continue
             if st == _ARG:
                 if c == ")":
-                    self._emit("}")
+                    self._write("}")
                     self.name = self._name
                     self.done = True
                 elif _IDENT_START.match(c):
@@ -276,7 +276,7 @@ class PythonicCallCodec(Codec):
                 if c != ":":
                     self._fail()
                     break
-                self._emit(": ")
+                self._write(": ")
                 self._state = _VALUE
                 i += 1
                 continue
@@ -320,7 +320,7 @@ class PythonicCallCodec(Codec):
             if word in self._keys:  # a keyword (``from``, ``class``) is a legal argument name
                 self._fail()
                 return
-            self._emit((", " if self._keys else "") + json.dumps(word) + ": ")
+            self._write((", " if self._keys else "") + json.dumps(word) + ": ")
             self._keys.add(word)
             self._state = _AFTER_KEY
         else:  # _WORD
@@ -328,11 +328,11 @@ class PythonicCallCodec(Codec):
             if literal is None:
                 self._fail()
                 return
-            self._emit(literal)
+            self._write(literal)
             self._value_done()
 
     def _open_args(self) -> None:
-        self._emit("{")
+        self._write("{")
         self._state = _ARG
 
     # values --------------------------------------------------------------------------
@@ -340,7 +340,7 @@ class PythonicCallCodec(Codec):
     def _separate(self) -> None:
         if self._stack and self._stack[-1].comma:
             self._stack[-1].comma = False
-            self._emit(", ")
+            self._write(", ")
 
     def _begin_value(self, c: str) -> bool:
         if c not in "])":
@@ -360,9 +360,9 @@ class PythonicCallCodec(Codec):
                 return False
             frame = _Frame(c)
             if c == "[":
-                self._emit("[")
+                self._write("[")
             elif c == "{":
-                self._emit("{")
+                self._write("{")
             self._stack.append(frame)
             self._state = _DICT_KEY if c == "{" else _VALUE
         elif c in "])" and self._stack and self._stack[-1].kind == {"]": "[", ")": "("}[c] and self._may_close():
@@ -383,7 +383,7 @@ class PythonicCallCodec(Codec):
                 self._state = _ARG
                 return True
             if c == ")":
-                self._emit("}")
+                self._write("}")
                 self.done = True
                 return True
             self._fail()
@@ -405,23 +405,23 @@ class PythonicCallCodec(Codec):
     def _decide_tuple(self, frame: _Frame) -> None:
         held = frame.hold or []
         frame.hold = None
-        self._emit("[")
+        self._write("[")
         for piece in held:
-            self._emit(piece)
+            self._write(piece)
 
     def _close_container(self, kind: str) -> None:
         frame = self._stack.pop()
         if kind == "(" and frame.hold is not None:
             if frame.count == 0:  # ()
-                self._emit("[]")
+                self._write("[]")
             elif frame.count == 1:  # (x): parentheses around one value
                 for piece in frame.hold:
-                    self._emit(piece)
+                    self._write(piece)
             else:  # pragma: no cover - a second element implies a comma
                 self._fail()
                 return
         else:
-            self._emit({"[": "]", "(": "]", "{": "}"}[kind])
+            self._write({"[": "]", "(": "]", "{": "}"}[kind])
         self._value_done()
 
     def _value_done(self) -> None:
@@ -445,7 +445,7 @@ class PythonicCallCodec(Codec):
             self._fail()  # 007 is not a Python literal
             return
         if _JSON_NUMBER.fullmatch(text) and math.isfinite(float(text)):
-            self._emit(text)
+            self._write(text)
         else:
             plain = text.replace("_", "")
             if any(ch in plain for ch in ".eE"):
@@ -453,9 +453,9 @@ class PythonicCallCodec(Codec):
                 if not math.isfinite(value):
                     self._fail()
                     return
-                self._emit(json.dumps(value))
+                self._write(json.dumps(value))
             else:
-                self._emit(integer_text(plain))
+                self._write(integer_text(plain))
         self._value_done()
 
     # strings -------------------------------------------------------------------------
@@ -464,11 +464,11 @@ class PythonicCallCodec(Codec):
         self._quote = quote
         self._triple = False
         self._closing = 0
-        self._emit('"')
+        self._write('"')
         self._state = _STR_OPEN
 
     def _end_string(self) -> None:
-        self._emit('"')
+        self._write('"')
         self._value_done()
 
     def _string_run(self, s: str, i: int, end: int) -> int:
@@ -499,7 +499,7 @@ class PythonicCallCodec(Codec):
                     return j
                 continue
             if self._closing:
-                self._emit(_json_char(q) * self._closing)
+                self._write(_json_char(q) * self._closing)
                 self._closing = 0
             if c == "\\":
                 self._flush_text(s, i, j)
@@ -516,12 +516,12 @@ class PythonicCallCodec(Codec):
     def _flush_text(self, s: str, i: int, j: int) -> None:
         if j > i:
             piece = s[i:j]
-            self._emit(json.dumps(piece, ensure_ascii=False)[1:-1])
+            self._write(json.dumps(piece, ensure_ascii=False)[1:-1])
 
     def _escape(self, c: str, i: int) -> int:
         self._state = _STR
         if c in _SIMPLE_ESCAPES:
-            self._emit(_json_char(_SIMPLE_ESCAPES[c]))
+            self._write(_json_char(_SIMPLE_ESCAPES[c]))
         elif c == "\n":
             pass  # a line continuation
         elif c in _HEX_LEN:
@@ -536,7 +536,7 @@ class PythonicCallCodec(Codec):
             self._fail()  # \N{name} needs the unicode database: not accepted
             return i
         else:
-            self._emit("\\\\" + _json_char(c))  # unknown escapes keep their backslash
+            self._write("\\\\" + _json_char(c))  # unknown escapes keep their backslash
         return i + 1
 
     def _escape_digits(self, c: str, i: int) -> int:
@@ -544,7 +544,7 @@ class PythonicCallCodec(Codec):
             if c in "01234567" and len(self._esc) < 3:
                 self._esc += c
                 return i + 1
-            self._emit(_json_char(chr(int(self._esc, 8))))
+            self._write(_json_char(chr(int(self._esc, 8))))
             self._state = _STR
             return i
         if c not in "0123456789abcdefABCDEF":
@@ -556,6 +556,6 @@ class PythonicCallCodec(Codec):
             if code > 0x10FFFF:
                 self._fail()
                 return i
-            self._emit(_json_char(chr(code)))
+            self._write(_json_char(chr(code)))
             self._state = _STR
         return i + 1

@@ -30,12 +30,14 @@ style a parameter syntax is cannot be read off the options).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
 from ..engine.codec import ArgSyntax
+from ..engine.fields import skip_lead, skip_trail
 from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str, as_strs, as_tuple
 from .base import Codec
 from .schema import declared_types, parameter_schema, streams_as_string, typed_value
@@ -172,7 +174,7 @@ class XmlParamsCodec(Codec):
             return self.take()
         trim = self._trim
         if (trim == "newline" and text[-1] == "\n") or (trim == "strip" and text[-1] in _WS):
-            self._value_text(text)
+            self._value_text(text, 0, len(text))
             return self.take()
         return _quote(text)[1:-1]
 
@@ -192,24 +194,23 @@ class XmlParamsCodec(Codec):
     def feed(self, s: str, i: int, end: int) -> int:
         if self.failed:
             return end
-        text = s[i:end]
-        while text:
+        while i < end:
             if self._state == _KEY:
                 if self._key_marker is not None:
-                    self._key.append(text)
+                    self._key.append(s[i:end])
                     return end
-                cut = text.find(self._key_end)
+                cut = s.find(self._key_end, i, end)
                 if cut < 0:
-                    self._key.append(text)
+                    self._key.append(s[i:end])
                     return end
-                self._key.append(text[:cut])
-                text = text[cut + len(self._key_end) :]
+                self._key.append(s[i:cut])
+                i = cut + len(self._key_end)
                 self._key_done("".join(self._key))
             elif self._state == _VALUE:
-                self._value_text(text)
-                text = ""
+                self._value_text(s, i, end)
+                return end
             else:
-                text = ""  # whitespace or junk between parameters is formatting
+                return end  # whitespace or junk between parameters is formatting
         return end
 
     def marker(self, terminal: str) -> None:
@@ -270,53 +271,62 @@ class XmlParamsCodec(Codec):
         ):
             self._held = (key, None)
         else:
-            self._out.append(("{" if self._count == 0 else ", ") + _quote(key) + ": ")
+            self._emit(("{" if self._count == 0 else ", ") + _quote(key) + ": ")
         self._count += 1
         self._state = _VALUE
         self._value = []
         self._seen_start = False
         if self._streaming:
-            self._out.append('"')
+            self._emit('"')
 
-    def _value_text(self, text: str) -> None:
+    def _value_text(self, s: str, i: int, end: int) -> None:
+        """Value text ``s[i:end]`` (a whole output's value is read from ``s``, not copied first)."""
         if not self._streaming:
-            self._value.append(text)
+            self._value.append(s[i:end])
             return
         if not self._seen_start:
             if self._trim == "newline":
                 self._seen_start = True  # exactly one newline goes, whatever follows
-                if text.startswith("\n"):
-                    text = text[1:]
+                if s.startswith("\n", i, end):
+                    i += 1
             elif self._trim == "strip":
-                text = text.lstrip(_WS)
-                self._seen_start = bool(text)
+                i = skip_lead(s, i, end, _WS)
+                self._seen_start = i < end
             else:
                 self._seen_start = True
-            if not text:
+            if i >= end:
                 return
         if self._value:
-            if self._trim == "strip" and not text.strip(_WS):
-                self._value.append(text)  # more trailing whitespace: held as pieces, O(delta)
+            if self._trim == "strip" and skip_lead(s, i, end, _WS) == end:
+                self._value.append(s[i:end])  # more trailing whitespace: held as pieces, O(delta)
                 return
-            text = "".join(self._value) + text
+            s = "".join(self._value) + s[i:end]
+            i, end = 0, len(s)
             self._value.clear()
         # hold back what the trim rule may remove at the end of the value
         if self._trim == "newline":
-            keep = text[:-1] if text.endswith("\n") else text
+            keep = end - 1 if s.endswith("\n", i, end) else end
         elif self._trim == "strip":
-            keep = text.rstrip(_WS)
+            keep = skip_trail(s, i, end, _WS)
         else:
-            keep = text
-        if len(keep) < len(text):
-            self._value.append(text[len(keep) :])
-        if keep:
-            self._out.append(_quote(keep)[1:-1])
+            keep = end
+        if keep < end:
+            self._value.append(s[keep:end])
+        self._emit_escaped(s, i, keep)
+
+    def _emit_escaped(self, s: str, i: int, end: int) -> None:
+        """``s[i:end]`` as the inside of a JSON string (escaped where it needs it), a chunk at a
+        time: a value many megabytes long costs the arguments it becomes and one chunk
+        (``_emit``)."""
+        for k in range(i, end, _ESCAPE_CHUNK):
+            piece = s[k : min(end, k + _ESCAPE_CHUNK)]
+            self._emit(piece if _NEEDS_ESCAPE.search(piece) is None else _quote(piece)[1:-1])
 
     def _end_value(self) -> None:
         if self._streaming:
             if self._value and self._trim == "none":
-                self._out.append(_quote("".join(self._value))[1:-1])
-            self._out.append('"')
+                self._emit(_quote("".join(self._value))[1:-1])
+            self._emit('"')
         else:
             raw = "".join(self._value)
             if self._trim == "newline":
@@ -330,7 +340,7 @@ class XmlParamsCodec(Codec):
             if self._held is not None:
                 self._held = (self._held[0], text)
             else:
-                self._out.append(text)
+                self._emit(text)
         self._value = []
         self._state = _IDLE
 
@@ -338,7 +348,7 @@ class XmlParamsCodec(Codec):
         assert self._held is not None
         key, text = self._held
         self._held = None
-        self._out.append("{" + _quote(key) + ": " + (text or '""'))
+        self._emit("{" + _quote(key) + ": " + (text or '""'))
 
     def _unfinished(self) -> None:
         """The call ended: the open parameter ends with it (a key still being read: unfinished)."""
@@ -349,13 +359,17 @@ class XmlParamsCodec(Codec):
         if self._state == _VALUE:
             self._end_value()
         if self._held is not None and (self._held[1] or "").startswith("{"):
-            self._out.append(self._held[1] or "")  # the wrapper's object is the arguments
+            self._emit(self._held[1] or "")  # the wrapper's object is the arguments
             self._held = None
         else:
             if self._held is not None:
                 self._release_held()
-            self._out.append("}" if self._count else "{}")
+            self._emit("}" if self._count else "{}")
         self.done = True
+
+
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')  # what a JSON string escapes (non-ASCII stays as is)
+_ESCAPE_CHUNK = 1 << 16
 
 
 def _json_text(raw: str) -> str:

@@ -3,7 +3,8 @@
 Imports only the standard library and ``trisect.errors``: nothing of the request, message,
 OpenAI, grammar or shell layers. Its one output is typed events (``events``). Modules:
 ``spec`` (how a format is described), ``compile`` (the per-state tables), ``event_stream`` (the
-public stream: feed, finish, copy, fast paths) over ``machine`` (the table interpreter), which
+public stream: feed, finish, copy, fast paths; ``whole``: a whole output in one pass, markers
+found and JSON decoded at C speed) over ``machine`` (the table interpreter), which
 composes the stream's state components, each with its own ``copy()`` and plain value
 (``value``): ``lexer`` (held-back text, token-id alignment), ``tracker`` and ``call`` (the calls
 streamed and the open tool call with its phase and codec), ``fields`` (whitespace of reasoning

@@ -38,9 +38,10 @@ HELD, HELD_CLOSED, STREAMING, STREAMING_CLOSED, REJECTED, ABORTING = Phase
 # streamed     -        -            x             x               -         x
 # args open    x        -            x             -               -         -
 # broken       -        -            -             -               x         x
-STREAMED = frozenset({STREAMING, STREAMING_CLOSED, ABORTING})
-ARGS_OPEN = frozenset({HELD, STREAMING})
-BROKEN = frozenset({REJECTED, ABORTING})
+# tuples, not sets: ``in`` compares identity in C, where a set would hash each enum in Python
+STREAMED = (STREAMING, STREAMING_CLOSED, ABORTING)
+ARGS_OPEN = (HELD, STREAMING)
+BROKEN = (REJECTED, ABORTING)
 
 
 @lru_cache(maxsize=64)

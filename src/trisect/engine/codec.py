@@ -25,6 +25,10 @@ reads it into a fresh codec of the same factory (the factory and the request's t
 configuration, never part of the value). A stream's ``copy()`` and its written-out state go
 through them, so a codec keeps nothing else between calls.
 
+The rest of the output: where ``s[i:end]`` is all the text there is (a whole output, read at
+once), the engine calls ``feed_last`` instead of ``feed``; a codec may read it faster there (the
+JSON codecs hand the whole value to the standard library's C decoder), with the same result.
+
 String fast path: inside a string of a streamed call (``in_string`` / ``in_string_value``), the
 engine hands a delta that holds none of ``string_stops`` to ``string_piece`` when
 ``fast_strings`` is set: ``feed`` + ``take`` in one call, the same result.
@@ -65,6 +69,7 @@ class CallCodec(Protocol):
     def accepts_key(self, raw: str) -> bool: ...  # inside a value: may this key open the next parameter (Rule.key_end)
 
     def feed(self, s: str, i: int, end: int) -> int: ...
+    def feed_last(self, s: str, i: int, end: int) -> int: ...  # feed, where s[i:end] is the rest of the output
     def marker(self, terminal: str) -> None: ...
     def set_name(self, name: str) -> None: ...
     def take(self) -> str: ...

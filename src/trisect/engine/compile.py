@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import FormatError
-from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, FIRST_TEXT, PSEUDO, REASONING, FormatSpec, Region, Rule
+from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, FIRST_TEXT, PSEUDO, REASONING, Act, FormatSpec, Region, Rule
 from .vocab import Vocab
 
 
@@ -49,9 +49,22 @@ class StateTable:
     # markers with no entry here (text of this state, but their ids must be used up in place)
     ids_lex: Lexicon | None = None
     text_rule: Rule | None = None  # transition on the state's first text (``spec.FIRST_TEXT``)
+    # a whole text (``engine.whole``): the live marker strings, longest first, when one
+    # ``str.find`` per string finds the next marker faster than the pattern (a few markers with
+    # different first characters: the regex engine's fast scan needs one); None: the pattern
+    find_strings: tuple[str, ...] | None = None
+    opens_calls: bool = False  # a rule of this state opens a call (a block of calls can open here)
 
 
 _ANY = re.compile(r"[\s\S]")
+_FIND_MARKERS = 6  # at most this many marker strings are found one str.find each
+
+
+def _find_strings(strings: list[str]) -> tuple[str, ...] | None:
+    ordered = sorted(set(strings), key=lambda s: (-len(s), s))
+    if len(ordered) <= _FIND_MARKERS and len({s[0] for s in ordered}) > 1:
+        return tuple(ordered)
+    return None
 
 
 def _lexicon(strings: list[str], any_start: bool = False) -> Lexicon:
@@ -171,6 +184,8 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
             plain_lex=_lexicon(plain_strings, anyc),
             ids_lex=_lexicon(all_strings + inert_strings, anyc) if inert_strings else None,
             text_rule=text_rule,
+            find_strings=_find_strings(all_strings),
+            opens_calls=any(Act.CALL_START in r.acts for r in live.values()),
             done_rule=spec.table.get((state, ARGS_DONE)),
             failed_rule=spec.table.get((state, ARGS_FAILED), spec.table.get((state, ARGS_DONE))),
         )

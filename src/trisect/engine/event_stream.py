@@ -26,7 +26,7 @@ from .codec import CodecFactory
 from .compile import CompiledFormat, Lexicon
 from .events import ContentText, Event, ReasoningText, ToolCallUnfinished
 from .lexer import ALIGNED, TEXT, Mode, utf8_len
-from .machine import DEFERRING, FINISHED, HOLDING, RUNNING, Machine, Phase
+from .machine import DEFERRING, FINISHED, FRESH, HOLDING, RUNNING, Finder, Machine, Phase
 from .spec import Region
 from .stream_options import StreamOptions
 from .trace import Trace
@@ -117,9 +117,9 @@ class EventStream(Machine):
                     # the commonest delta, inlined: plain text of a field
                     self._offset += len(text)
                     if region is _REASONING:
-                        t = self._fields.reasoning.trim(text)
+                        t = self._fields.reasoning.trim(text, 0, len(text))
                         return [ReasoningText(t)] if t else []
-                    t = self._fields.content.trim(text)
+                    t = self._fields.content.trim(text, 0, len(text))
                     return [ContentText(t)] if t else []
                 if region is _ARGS:
                     call = self._calls.open
@@ -148,24 +148,38 @@ class EventStream(Machine):
                 return fast
         return self._text_events(text)
 
+    def read_whole(self, text: str, find: Finder) -> list[Event]:
+        """``feed(text)`` then ``finish()`` of a stream nothing was fed yet, the whole output at
+        once (``engine.whole``): the scanner reads all of it (no fast path), ``find`` finds the
+        markers, and calls keep their raw text as offsets into ``text``."""
+        if self._offset or self._phase is FINISHED or self._lex.num_tokens:
+            raise StreamError("read_whole() reads a whole output into a new stream")
+        self._find = find
+        self._calls.source = text
+        return self._text_events(self._lex.accept(text, None)) + self.finish()
+
     def finish(self) -> list[Event]:
         """End of output: release held text and close what is open."""
         if self._phase is FINISHED:
             raise StreamError("finish() called twice")
         self._out = []
-        self._process(self._lex.flush(), final=True)
+        text = self._lex.flush()
+        if text or self._lex.hold or self._phase is FRESH:
+            self._process(text, final=True)
         if self._lex.mode is ALIGNED:
             self._lex.check_alignment(self._offset)
         call = self._calls.open
         block = self._block
-        if block.listing and block.list_text:  # a list of calls that must close, with a call in it: not a list
+        if block.phase is BlockPhase.OUTSIDE and call is None:
+            pass  # the commonest end: outside any block of calls
+        elif block.listing and block.list_text:  # a list of calls that must close, with a call in it: not a list
             self._cut_list()
         elif call is not None:
             if call.closed:
                 self._end_call(self._offset)
             else:
                 k = len(self._out)
-                self._calls.unfinished(self._out)
+                self._calls.unfinished(self._out, self._offset)
                 ev = self._out[k] if k < len(self._out) else None
                 held = block.take_held()
                 if held.strip() and isinstance(ev, ToolCallUnfinished):
@@ -178,12 +192,13 @@ class EventStream(Machine):
             self._out.append(ToolCallUnfinished(None, text, "the output ended inside a block of calls"))
         if block.phase is BlockPhase.UNDECIDED:
             self._give_back()  # the output ended in a block (after its last call) that yielded no call
-        self._content(self._header.abandon(""))
+        if self._header.open:
+            self._content(self._header.abandon(""))
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         if self._phase is DEFERRING or self._phase is HOLDING:  # nothing after the held reasoning: content
             for piece in self._deferred.take():
-                self._field(_CONTENT, piece)
+                self._field(_CONTENT, piece, 0, len(piece))
         self._phase = FINISHED
         if self.trace is not None:
             self.trace.leave(self._offset)
@@ -207,13 +222,13 @@ class EventStream(Machine):
             return None
         self._offset += len(text)
         if region is _REASONING:
-            t = self._fields.reasoning.trim(text)
+            t = self._fields.reasoning.trim(text, 0, len(text))
             return [ReasoningText(t)] if t else []
         if region is _CONTENT:
-            t = self._fields.content.trim(text)
+            t = self._fields.content.trim(text, 0, len(text))
             return [ContentText(t)] if t else []
         self._out = []
-        self._text(text)
+        self._text(text, 0, len(text))
         return self._out
 
     def _json_delta(self, call: Call, text: str) -> list[Event]:

@@ -50,20 +50,27 @@ class Field:
         new._held = as_pieces(held)
         return new
 
-    def trim(self, text: str) -> str:
-        """The part of ``text`` the field can emit now (see the module docstring)."""
+    def trim(self, data: str, i: int, j: int) -> str:
+        """The part of ``data[i:j]`` the field can emit now (see the module docstring). A
+        delta is stripped as a string; a long span (a whole output's) is read in place, so only
+        the emitted part and the held whitespace are copied out of ``data``."""
         strip = self._strip
+        held = self._held
         if not self.started:
-            text = text.lstrip(strip)
-            if not text:
+            i = skip_lead(data, i, j, strip)
+            if i == j:
                 return ""
             self.started = True
-        body = text.rstrip(strip)
-        held = self._held
+        if j - i > 64:  # _CHUNK
+            k = skip_trail(data, i, j, strip)
+            body, tail = data[i:k], data[k:j]
+        else:
+            text = data[i:j]  # data itself when that is all of it (no copy)
+            body = text.rstrip(strip)
+            tail = text[len(body) :]
         if not body:
-            held.append(text)
+            held.append(tail)
             return ""
-        tail = text[len(body) :]
         if held:
             body = "".join(held) + body
             held.clear()
@@ -72,26 +79,54 @@ class Field:
         return body
 
 
+_CHUNK = 64
+
+
+def skip_lead(data: str, i: int, j: int, strip: str) -> int:
+    """The index of the first character of ``data[i:j]`` not in ``strip`` (``j``: none).
+    Reads on in chunks that double, so a long run of whitespace costs O(run) in C."""
+    size = _CHUNK
+    while i < j:
+        head = data[i : min(j, i + size)]
+        rest = head.lstrip(strip)
+        if rest:
+            return i + len(head) - len(rest)
+        i += len(head)
+        size *= 2
+    return j
+
+
+def skip_trail(data: str, i: int, j: int, strip: str) -> int:
+    """The index after the last character of ``data[i:j]`` not in ``strip`` (``i``: none).
+    Reads back in chunks that double, so a long run of whitespace costs O(run) in C."""
+    size = _CHUNK
+    while j > i:
+        lo = max(i, j - size)
+        body = data[lo:j].rstrip(strip)
+        if body:
+            return lo + len(body)
+        j = lo
+        size *= 2
+    return i
+
+
 class Fields:
     """Reasoning, content, and the whitespace of an envelope region (``Region.SKIP``)."""
 
-    __slots__ = ("reasoning", "content", "_skip_ws")
+    __slots__ = ("reasoning", "content", "skip_ws")
 
     def __init__(self, reasoning: Field, content: Field, skip_ws: str = "") -> None:
         self.reasoning = reasoning
         self.content = content
-        self._skip_ws = skip_ws  # whitespace of a SKIP region, kept only if text follows it
-
-    @classmethod
-    def start(cls, strip: str) -> Fields:
-        return cls(Field(strip), Field(strip))
+        # whitespace of a SKIP region, kept only if text follows it (dropped at a marker)
+        self.skip_ws = skip_ws
 
     def copy(self) -> Fields:
-        return Fields(self.reasoning.copy(), self.content.copy(), self._skip_ws)
+        return Fields(self.reasoning.copy(), self.content.copy(), self.skip_ws)
 
     def to_value(self) -> Value:
         """``(reasoning, content, envelope whitespace)``."""
-        return (self.reasoning.to_value(), self.content.to_value(), self._skip_ws)
+        return (self.reasoning.to_value(), self.content.to_value(), self.skip_ws)
 
     @classmethod
     def from_value(cls, strip: str, value: Value) -> Fields:
@@ -103,12 +138,8 @@ class Fields:
         whatever the cuts ("" while it is whitespace)."""
         t = s.rstrip(_WS)
         if not t:
-            self._skip_ws += s
+            self.skip_ws += s
             return ""
-        out = self._skip_ws + t
-        self._skip_ws = s[len(t) :]
+        out = self.skip_ws + t
+        self.skip_ws = s[len(t) :]
         return out
-
-    def marker(self) -> None:
-        """A marker was applied: whitespace of a SKIP region before it is dropped."""
-        self._skip_ws = ""

@@ -37,6 +37,11 @@ class Header:
         new.at = as_int(at)
         return new
 
+    @property
+    def open(self) -> bool:
+        """A header is open."""
+        return self._parts is not None
+
     def add(self, text: str) -> None:
         """Header text (a marker inside the header is header text too)."""
         if self._parts is None:

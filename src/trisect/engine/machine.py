@@ -26,15 +26,16 @@ and ``to_value()`` O(that state).
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 from ..errors import MalformedOutputError
-from .block import CONTENT_TEXT, SKIP_TEXT, UNDECIDED, Block
+from .block import CONTENT_TEXT, OUTSIDE, SKIP_TEXT, UNDECIDED, Block
 from .call import Call
 from .codec import CodecFactory
 from .compile import CompiledFormat
 from .deferred import Deferred
 from .events import ContentText, Event, ReasoningEnd, ReasoningText, ToolCallAborted, ToolCallUnfinished
-from .fields import Fields
+from .fields import Field, Fields
 from .guards import marker_counts
 from .headers import Header
 from .lexer import TEXT, Lexer, holdback
@@ -45,12 +46,14 @@ from .tracker import CallTracker
 from .value import Value, as_bool, as_enum, as_int, as_str, as_tuple
 from .vocab import Vocab
 
+Finder = Callable[[tuple[str, ...], str, int, int], tuple[int, str]]
+"""Finds the earliest of some marker strings in ``data[scan:n]``: ``(its offset, the string)``,
+``(-1, "")`` for none (``engine.whole.WholeFinder``)."""
+
 _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region.NAME, Region.CALL_ID
 _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
-_NOT_NOTED = (Act.CALL_START, Act.HEADER_START)  # markers that are not text of the open call
 _FIELDS = (_REASONING, _CONTENT)
-_KEPT = Act.MARKER_TEXT
 
 
 class Phase(enum.Enum):
@@ -89,6 +92,7 @@ class Machine:
         "_deferred",
         "_out",
         "_at",
+        "_find",
         "trace",
     )
 
@@ -108,6 +112,7 @@ class Machine:
         self._request = request
         self._out: list[Event] = []  # the events of the feed being processed
         self._at = 0  # output offset of the marker being applied
+        self._find: Finder | None = None  # how a whole text's markers are found (``engine.whole``)
         self.trace: Trace | None = None  # set to a Trace to record what the stream consumes
         if value is None:
             self._st = compiled.states[initial_state]
@@ -115,11 +120,13 @@ class Machine:
             self.reasoning_ended = initial_state != REASONING
             self._lex = Lexer(compiled, vocab)
             self._calls = CallTracker(spec, request, atomic=atomic_tool_calls, codec=codec)
-            self._fields = Fields.start(spec.strip)
+            self._fields = Fields(Field(spec.strip), Field(spec.strip))
             self._header = Header()
             self._block = Block(spec.whole_list)
             self._deferred = Deferred()
-            self._phase = FRESH if spec.content_prefix else self._running_phase()
+            self._phase = (
+                FRESH if spec.content_prefix else RUNNING if spec.reasoning_fallback is None else self._running_phase()
+            )
             return
         state, phase, offset, ended, lex, calls, fields, header, block, deferred = as_tuple(value, 10)
         name = as_str(state)
@@ -175,10 +182,12 @@ class Machine:
     def _process(self, text: str, final: bool) -> None:
         if self._phase is FRESH:
             self._phase = self._running_phase()
-            self._field(_CONTENT, self._c.spec.content_prefix)
+            prefix = self._c.spec.content_prefix
+            self._field(_CONTENT, prefix, 0, len(prefix))
         lex = self._lex
         calls = self._calls
         terminal_of = self._c.terminal_of
+        find = self._find
         data = lex.begin(text, self._offset)
         n = len(data)
         pos = scan = 0
@@ -198,35 +207,40 @@ class Machine:
                         pos = scan = calls.args(data, pos, limit, self._out)
                         self._codec_step(call, self._offset + pos)
                         continue
-            lexicon = lex.lexicon(st)
-            m = lexicon.pattern.search(data, scan) if lexicon.pattern is not None else None
+            lexicon = st.text_lex if lex.mode is TEXT else lex.lexicon(st)
+            strings = st.find_strings
+            if find is not None and strings is not None:  # a whole text: one str.find per marker
+                a, found = find(strings, data, scan, n)
+            else:
+                m = lexicon.pattern.search(data, scan) if lexicon.pattern is not None else None
+                a, found = (m.start(), m.group()) if m is not None else (-1, "")
             if st.text_rule is not None:
-                text_end = m.start() if m is not None else n if final else holdback(data, scan, n, lexicon)
+                text_end = a if a >= 0 else n if final else holdback(data, scan, n, lexicon)
                 if text_end > pos:  # the state's first text leaves it, and is read in the next one
                     self._apply(st.text_rule, "", "")
                     scan = pos
                     continue
-            if m is None:
+            if a < 0:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
                 if keep > pos:
                     if final and self._block.open and calls.open is None and st.region is _SKIP:
                         self._block.skip_text(data[pos:keep])  # the block's last text: cut-off markup
                     else:
-                        self._text(data[pos:keep])
+                        self._text(data, pos, keep)
                 lex.hold = data[keep:]
                 break
-            a, b = m.span()
+            b = a + len(found)
             if not final and n - a <= lexicon.longest_prefix and data[a:n] in lexicon.prefixes:
                 # a complete marker that may still grow into a longer one ("[" of "[ARGS]"): wait
                 if a > pos:
-                    self._text(data[pos:a])
+                    self._text(data, pos, a)
                 lex.hold = data[a:]
                 break
-            terminal = terminal_of[m.group()]
+            terminal = terminal_of[found]
             rule = st.rules.get(terminal)
             if rule is None:  # a special token with no entry in this state: text, its id used up here
                 if lex.claim(terminal, data, a, b):
-                    self._text(data[pos:b])
+                    self._text(data, pos, b)
                     pos = b
                 scan = b if pos == b else a + 1
                 continue
@@ -239,7 +253,7 @@ class Machine:
                 continue
             if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
-                    self._text(data[pos:a])
+                    self._text(data, pos, a)
                     pos = a
                 # in a name region the marker could be name text: guarded as with no call open
                 value = call.codec if call is not None and call.codec.in_value else None
@@ -251,7 +265,7 @@ class Machine:
                     if not verdict:
                         if real:  # the special token is value text: its id is used up here
                             lex.claim(terminal, data, a, b)
-                            self._text(data[a:b])
+                            self._text(data, a, b)
                             pos = scan = b
                         else:
                             scan = a + 1
@@ -259,7 +273,7 @@ class Machine:
             if real:
                 lex.claim(terminal, data, a, b)
             if a > pos:
-                self._text(data[pos:a])
+                self._text(data, pos, a)
             self._at = self._offset + a
             self._apply(rule, terminal, data[a:b])
             pos = scan = b
@@ -270,18 +284,26 @@ class Machine:
 
     # ------------------------------------------------------------------ text routing
 
-    def _text(self, s: str) -> None:
+    def _text(self, data: str, i: int, j: int) -> None:
+        """``data[i:j]``, text of the current state. A field and raw-text arguments read it
+        from ``data`` (a whole output's text between two markers can be most of it)."""
         region = self._st.region
         calls = self._calls
+        if region is _REASONING and calls.open is None and self._phase is RUNNING:  # the commonest
+            t = self._fields.reasoning.trim(data, i, j)
+            if t:
+                self._out.append(ReasoningText(t))
+            return
         if region is _ARGS:
             call = calls.open
             if call is not None:
                 if call.codec.structured:
-                    calls.stray(s)
+                    calls.stray(data[i:j])
                 else:
-                    calls.args(s, 0, len(s), self._out)
+                    calls.args(data, i, j, self._out)
             return
         if calls.open is not None:
+            s = data[i:j]
             if region is _NAME:
                 calls.name_text(s)
                 return
@@ -290,40 +312,45 @@ class Machine:
                 return
             calls.note(s)
         if region is _REASONING or region is _CONTENT:
-            self._field(region, s)
+            self._field(region, data, i, j)
         elif region is _HEADER:
-            self._header.add(s)
+            self._header.add(data[i:j])
         elif calls.open is None and region is _SKIP:
+            s = data[i:j]
             if not self._block.skip_text(s):  # held: content only if the block yields a call
                 self._content(self._fields.skip_text(s))
 
-    def _field(self, region: Region, s: str) -> None:
+    def _field(self, region: Region, data: str, i: int, j: int) -> None:
+        """``data[i:j]``, text of a field (reasoning or content)."""
         if region is _REASONING:
             if self._phase is DEFERRING:
-                self._deferred.add(s)
+                self._deferred.add(data[i:j])
                 return
             if self._phase is HOLDING:
                 self._held_is_reasoning()
-            t = self._fields.reasoning.trim(s)
+            t = self._fields.reasoning.trim(data, i, j)
             if t:
                 self._out.append(ReasoningText(t))
             return
-        if self._phase is HOLDING and not s.isspace():
-            self._held_is_reasoning()
-        if self._st.region is not _CONTENT:  # content that arises in a block of calls
-            if self._block.holds_content(s):  # an undecided block holds it with its text
-                return
-            if not s.isspace():
-                self._block.spill()  # part of the block is content: the rest follows it (not a block after all)
-                if self.trace is not None:
-                    self.trace.spill()
-        t = self._fields.content.trim(s)
+        if self._phase is HOLDING or self._st.region is not _CONTENT:
+            s = data[i:j]
+            blank = s.isspace()
+            if self._phase is HOLDING and not blank:
+                self._held_is_reasoning()
+            if self._st.region is not _CONTENT:  # content that arises in a block of calls
+                if self._block.holds_content(s):  # an undecided block holds it with its text
+                    return
+                if not blank:
+                    self._block.spill()  # part of the block is content: the rest follows it (not a block after all)
+                    if self.trace is not None:
+                        self.trace.spill()
+        t = self._fields.content.trim(data, i, j)
         if t:
             self._out.append(ContentText(t))
 
     def _content(self, text: str | None) -> None:
         if text:
-            self._field(_CONTENT, text)
+            self._field(_CONTENT, text, 0, len(text))
 
     # ------------------------------------------------------------------ transitions
 
@@ -332,17 +359,18 @@ class Machine:
         calls = self._calls
         if self._phase is HOLDING and marker:
             self._held_is_reasoning()  # something follows the held block: it was reasoning
-        self._fields.marker()
-        trace, kept = self.trace, _KEPT in acts
-        if trace is not None and marker and not kept and calls.open is None and self._st.region is not _HEADER:
+        self._fields.skip_ws = ""  # whitespace of a SKIP region before a marker is dropped
+        trace = self.trace
+        if trace is not None and marker and not rule.kept and calls.open is None and self._st.region is not _HEADER:
             label = not acts and self._st.region is self._c.states[rule.next].region and terminal not in self._c.special
             trace.applied(marker, self._at, acts, label)
-        if calls.open is None and Act.CALL_START not in acts:
-            self._block.marker(marker)
-        if calls.open is not None and not any(a in _NOT_NOTED for a in acts):
+        if calls.open is None:
+            if not rule.opens_call and self._block.phase is not OUTSIDE:
+                self._block.marker(marker)
+        elif rule.call_text:
             calls.note(marker)
         nxt = rule.next
-        if self._st.region is _HEADER and Act.HEADER_START not in acts and Act.HEADER_END not in acts:
+        if self._st.region is _HEADER and not rule.header_marker:
             if self._c.states[nxt].region is _HEADER:
                 self._header.add(marker)  # a marker inside the header is header text
             else:
@@ -356,7 +384,7 @@ class Machine:
                         continue
                     self._phase = RUNNING
                     for piece in self._deferred.take():  # reasoning after all: release it
-                        self._field(_REASONING, piece)
+                        self._field(_REASONING, piece, 0, len(piece))
                 if not self.reasoning_ended:
                     self.reasoning_ended = True
                     self._out.append(ReasoningEnd())
@@ -366,7 +394,7 @@ class Machine:
                 calls.start(marker, self._at, self._st.name)
             elif act is Act.CALL_DROP:
                 dropped = calls.open
-                text = calls.drop()
+                text = calls.drop(self._at + len(marker))
                 if text:
                     self._content(text)
                 elif self.trace is not None and dropped is not None and calls.open is None:
@@ -374,14 +402,14 @@ class Machine:
             elif act is Act.NAME_END:
                 calls.name_end(self._out)
             elif act is Act.ARG_MARKER:
-                calls.marker_args(terminal, marker, self._out)
+                calls.marker_args(terminal, marker, self._out, self._at)
                 if calls.open is not None:
                     self._codec_step(calls.open, self._at + len(marker))
             elif act is Act.ARGS_END:
                 calls.args_end(self._out)
             elif act is Act.CALL_END:
-                if calls.open is not None:
-                    self._end_call(self._at + len(marker))
+                if calls.open is not None:  # it ends after its marker, or before one that opens a header
+                    self._end_call(self._at if Act.HEADER_START in acts else self._at + len(marker))
             elif act is Act.HEADER_START:
                 self._content(self._header.start(marker))
                 self._header.at = self._at
@@ -400,21 +428,21 @@ class Machine:
                 self._block.leave(self._out)  # a list closed: its calls stand
                 if self.trace is not None:
                     self.trace.leave(self._at + len(marker))
-            elif Act.CALL_START in acts or any(Act.CALL_START in r.acts for r in st.rules.values()):
+            elif rule.opens_call or st.opens_calls:
                 # a block of calls opens
                 # (not a message's end marker, such as Harmony's <|end|>); a call's marker is its own
-                self._block.begin("" if Act.CALL_START in acts else marker)
+                self._block.begin("" if rule.opens_call else marker)
                 if self.trace is not None:
                     self.trace.enter(self._at)
         self._st = st
-        if kept:
-            self._text(marker)  # the marker is text of the state it leads to
+        if rule.kept:
+            self._text(marker, 0, len(marker))  # the marker is text of the state it leads to
 
     def _held_is_reasoning(self) -> None:
         """Something followed the held reasoning block (HOLDING): it is reasoning, and it ended."""
         self._phase = RUNNING
         for piece in self._deferred.take():
-            self._field(_REASONING, piece)
+            self._field(_REASONING, piece, 0, len(piece))
         self._out.append(ReasoningEnd())
 
     def _codec_step(self, call: Call, at: int) -> None:
@@ -435,13 +463,13 @@ class Machine:
         block = self._block
         block.call_ends()  # the block's text starts again after the call
         k = len(self._out)
-        text = self._calls.end(self._out)
+        text = self._calls.end(self._out, end)
         if block.listing and call is not None and text is None:
             if self._calls.atomic:  # held until the list closes
-                block.call_stands("".join(call.raw), call.index, self._out[k:])
+                block.call_stands(self._calls.raw(call, end), call.index, self._out[k:])
                 del self._out[k:]
             else:
-                block.call_stands("".join(call.raw), call.index, None)
+                block.call_stands(self._calls.raw(call, end), call.index, None)
         if text is None and block.phase is UNDECIDED:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
@@ -457,7 +485,7 @@ class Machine:
         tail, index = "", None
         if self._calls.open is not None:
             k = len(out)
-            self._calls.unfinished(out)  # raises under strict
+            self._calls.unfinished(out, self._offset)  # raises under strict
             ev = out.pop(k)
             assert isinstance(ev, ToolCallUnfinished)
             tail, index = ev.text, ev.index
@@ -483,7 +511,7 @@ class Machine:
         if text:
             if self.trace is not None:
                 self.trace.give_back()
-            self._field(_CONTENT, text)
+            self._field(_CONTENT, text, 0, len(text))
 
     def _header_end(self, marker: str, default: str) -> str:
         """The header is complete: the spec maps it to the body's state (and a call's name)."""
@@ -495,7 +523,8 @@ class Machine:
                 raise MalformedOutputError(
                     f"malformed message header {text!r}", state=self._st.name, position=self._offset
                 )
-            self._field(_CONTENT, text + marker)
+            malformed = text + marker
+            self._field(_CONTENT, malformed, 0, len(malformed))
             return default
         state, name = route
         if name is None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
@@ -106,11 +106,23 @@ class Rule:
     # the marker counts only as its special token, given by id; written as text it is text
     # (Mistral's [TOOL_CALLS] inside an explicit [THINK] block: only [/THINK] ends it as text)
     by_id: bool = False
+    # read off ``acts`` once (the machine asks per marker): the marker may be text where a
+    # lookahead or a value says so; it opens a call; it is text of an open call (it neither opens
+    # a call nor a header); it is text of the state it leads to; it starts or ends a header
+    guarded: bool = field(init=False, compare=False, repr=False)
+    opens_call: bool = field(init=False, compare=False, repr=False)
+    call_text: bool = field(init=False, compare=False, repr=False)
+    kept: bool = field(init=False, compare=False, repr=False)
+    header_marker: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def guarded(self) -> bool:
-        """The marker may be text where a lookahead or a value says so."""
-        return bool(self.follow or self.key_end or self.value_text)
+    def __post_init__(self) -> None:
+        acts = self.acts
+        setattr_ = object.__setattr__
+        setattr_(self, "guarded", bool(self.follow or self.key_end or self.value_text))
+        setattr_(self, "opens_call", Act.CALL_START in acts)
+        setattr_(self, "call_text", Act.CALL_START not in acts and Act.HEADER_START not in acts)
+        setattr_(self, "kept", Act.MARKER_TEXT in acts)
+        setattr_(self, "header_marker", Act.HEADER_START in acts or Act.HEADER_END in acts)
 
 
 Table = Mapping[tuple[str, str], Rule]

@@ -11,8 +11,10 @@ reported aborted first); a call the output ends inside is kept apart, not conten
 call malformed, in every format; call ids.
 
 Invariants: streamed calls are numbered densely from 0 in emission order; the first reason a
-call is malformed is the one kept; the open call's raw text is kept until it ends, so a
-malformed or cut-off call gives back exactly what the model wrote.
+call is malformed is the one kept; the open call's raw text (the output from its first marker)
+is kept until it ends, so a malformed or cut-off call gives back exactly what the model wrote.
+A stream reading a whole text (``engine.whole``) keeps it as offsets into that text
+(``source``), not as a copy.
 
 Cost: O(argument text) per call; memory O(raw text of the open call + its codec's state).
 """
@@ -20,7 +22,6 @@ Cost: O(argument text) per call; memory O(raw text of the open call + its codec'
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from ..errors import MalformedOutputError, StreamError
 from .call import ABORTING, ARGS_OPEN, BROKEN, HELD_CLOSED, REJECTED, STREAMED, STREAMING, STREAMING_CLOSED, Call
@@ -45,22 +46,22 @@ def random_call_id(_index: int) -> str:
     return "call_" + os.urandom(12).hex()
 
 
-def _id_maker(
-    request: StreamOptions, family: Callable[[StreamOptions, int, str], str] | None
-) -> Callable[[int, str], str]:
-    factory = request.id_factory
-    if factory is not None:
-        return lambda index, _name: factory(index)
-    if family is not None:
-        return lambda index, name: family(request, index, name)
-    return lambda index, _name: random_call_id(index)
-
-
 class CallTracker:
     """The open call of one stream and the calls streamed so far. ``codec``: the factory of
     each call's codec (default: the format's)."""
 
-    __slots__ = ("_spec", "_request", "_codec", "_tools", "_atomic", "_strict", "_new_id", "_count", "open")
+    __slots__ = (
+        "_spec",
+        "_request",
+        "_codec",
+        "_tools",
+        "_atomic",
+        "_strict",
+        "_count",
+        "open",
+        "source",
+        "_pending",
+    )
 
     @property
     def atomic(self) -> bool:
@@ -81,9 +82,12 @@ class CallTracker:
         self._tools = request.tool_index
         self._atomic = atomic
         self._strict = request.strict
-        self._new_id = _id_maker(request, spec.call_id)
         self._count = 0  # calls streamed
         self.open: Call | None = None
+        self.source: str | None = None  # the whole text, when the stream reads one (raw text by offsets)
+        # reading a whole text: the span of a structured codec's first marker ("{"), read with the
+        # text that follows it (``feed_last``); (-1, -1): none
+        self._pending = (-1, -1)
 
     def copy(self) -> CallTracker:
         value = self.to_value()
@@ -91,6 +95,8 @@ class CallTracker:
 
     def to_value(self) -> Value:
         """``(calls streamed, the open call or None)``."""
+        if self.source is not None:
+            raise StreamError("a stream reading a whole output (engine.whole) is not copied or written out")
         return (self._count, self.open.to_value() if self.open is not None else None)
 
     @classmethod
@@ -120,10 +126,16 @@ class CallTracker:
 
     def start(self, marker: str, at: int, state: str) -> None:
         """A call opens at ``marker`` (output offset ``at``, in state ``state``)."""
-        self.open = Call(self._new_codec(), marker, at, state)
+        self.open = Call(self._new_codec(), marker if self.source is None else "", at, state)
 
-    def end(self, out: list[Event]) -> str | None:
-        """The open call ends. Returns the text that becomes content (a held malformed call)."""
+    def raw(self, call: Call, end: int) -> str:
+        """The call's raw text, up to output offset ``end``."""
+        source = self.source
+        return source[call.start : end] if source is not None else "".join(call.raw)
+
+    def end(self, out: list[Event], at: int) -> str | None:
+        """The open call ends at output offset ``at``. Returns the text that becomes content (a
+        held malformed call)."""
         call = self.open
         assert call is not None
         if call.phase in ARGS_OPEN:
@@ -131,19 +143,20 @@ class CallTracker:
         self.open = None
         phase = call.phase
         if phase in BROKEN:
-            return self._finish_broken(call, out)
+            return self._finish_broken(call, out, at)
         if phase in STREAMED:
             out.append(ToolCallEnd(call.index))
             return None
         if call.name is None:
-            return self._reject(call, "no tool name")
+            self._break(call, "no tool name")
+            return self._finish_broken(call, [], at)
         self._stream(call, out)
         out.append(ToolCallEnd(call.index))
         return None
 
-    def unfinished(self, out: list[Event]) -> None:
-        """The output ended inside the open call: its raw text is kept apart, not content
-        (``ToolCallUnfinished``; one already streamed is discarded by its index)."""
+    def unfinished(self, out: list[Event], at: int) -> None:
+        """The output ended (at output offset ``at``) inside the open call: its raw text is kept
+        apart, not content (``ToolCallUnfinished``; one already streamed is discarded by its index)."""
         call = self.open
         assert call is not None
         self.open = None
@@ -151,36 +164,33 @@ class CallTracker:
         reason = f"the output ended {where}" + (f" (and {call.reason})" if call.reason else "")
         if self._strict:
             raise MalformedOutputError(f"unfinished tool call: {reason}", state=call.state, position=call.start)
-        out.append(ToolCallUnfinished(call.index if call.phase in STREAMED else None, "".join(call.raw), reason))
+        out.append(ToolCallUnfinished(call.index if call.phase in STREAMED else None, self.raw(call, at), reason))
 
-    def drop(self) -> str | None:
-        """``Act.CALL_DROP``: a held call was the envelope of calls that open later: forget it.
-        One that had a name was not an envelope: it is not a call (its text is returned)."""
+    def drop(self, at: int) -> str | None:
+        """``Act.CALL_DROP`` at output offset ``at``: a held call was the envelope of calls that
+        open later: forget it. One that had a name was not an envelope: it is not a call (its
+        text is returned)."""
         call = self.open
         if call is None or call.phase in STREAMED:
             return None
         self.open = None
         if "".join(call.name_parts).strip():
             self._break(call, "a name before a list of calls")
-            return self._finish_broken(call, [])
+            return self._finish_broken(call, [], at)
         return None
 
-    def _finish_broken(self, call: Call, out: list[Event]) -> str:
+    def _finish_broken(self, call: Call, out: list[Event], at: int) -> str:
         """A malformed call ends: its exact text is content (one already streamed is reported
         aborted first, so that a client that drops it ends with ``parse()``'s message)."""
         if self._strict:
             raise self._error(call)
         if call.phase is ABORTING:
             out.append(ToolCallAborted(call.index, call.reason))
-        return "".join(call.raw)
+        return self.raw(call, at)
 
     @staticmethod
     def _error(call: Call) -> MalformedOutputError:
         return MalformedOutputError(f"malformed tool call: {call.reason}", state=call.state, position=call.start)
-
-    def _reject(self, call: Call, reason: str) -> str:
-        self._break(call, reason)
-        return self._finish_broken(call, [])
 
     def _break(self, call: Call, reason: str) -> None:
         if call.phase in BROKEN:
@@ -193,7 +203,7 @@ class CallTracker:
     def note(self, text: str) -> None:
         """Text read while the call is open (markers included): kept until it ends."""
         call = self.open
-        if call is not None:
+        if call is not None and self.source is None:
             call.raw.append(text)
 
     def name_text(self, text: str) -> None:
@@ -235,10 +245,13 @@ class CallTracker:
 
     def args(self, data: str, i: int, end: int, out: list[Event]) -> int:
         """Argument text ``data[i:end]`` of the open call: the one way in. Returns where the
-        codec stopped (a structured codec stops where its value ends or breaks)."""
+        codec stopped (a structured codec stops where its value ends or breaks). Reading a whole
+        output, ``data[i:]`` is the rest of it (``CallCodec.feed_last``)."""
         call = self.open
         assert call is not None
         codec = call.codec
+        if self._pending[0] >= 0:  # the codec's marker comes first (``marker_args``)
+            i, self._pending = self._pending[0], (-1, -1)
         if call.quick and end > i:
             stops = call.stops  # set for structured codecs
             if stops is not None:
@@ -252,20 +265,25 @@ class CallTracker:
                 if piece:
                     out.append(ToolCallArguments(call.index, piece))
                 return end
-        j = codec.feed(data, i, end)
+        last = self.source is not None and end == len(data)
+        j = codec.feed_last(data, i, end) if last else codec.feed(data, i, end)
         if not codec.structured:
             j = end
-        call.raw.append(data[i:j])
+        if self.source is None:
+            call.raw.append(data[i:j])
         self._after_codec(call, out)
         return j
 
-    def marker_args(self, terminal: str, marker: str, out: list[Event]) -> None:
-        """``Act.ARG_MARKER``: the marker is structure of the argument codec (its raw text is
-        kept by ``note``)."""
+    def marker_args(self, terminal: str, marker: str, out: list[Event], at: int) -> None:
+        """``Act.ARG_MARKER`` at output offset ``at``: the marker is structure of the argument
+        codec (its raw text is kept by ``note``)."""
         call = self.open
         if call is None:
             return
         if call.codec.structured:  # the marker is the codec's own first text ("{")
+            if self.source is not None:  # a whole text: read with what follows it, at once
+                self._pending = (at, at + len(marker))
+                return
             call.codec.feed(marker, 0, len(marker))
         else:
             call.codec.marker(terminal)
@@ -289,6 +307,11 @@ class CallTracker:
             self.name_end(out)
             if call.phase not in ARGS_OPEN:
                 return
+        at, end = self._pending
+        if at >= 0 and self.source is not None:  # the codec's marker, and nothing after it
+            self._pending = (-1, -1)
+            call.codec.feed(self.source, at, end)
+            self._after_codec(call, out)
         rest = call.codec.close()
         if rest is None:
             self._break(call, "invalid arguments" if call.codec.failed else "unfinished arguments")
@@ -305,9 +328,10 @@ class CallTracker:
             call.name = codec.name
             call.id = codec.call_id
             self._announce(call, out)
-        piece = codec.take()
-        if piece:
-            self._release(call, piece, out)
+        if call.phase in STREAMED:  # a held call's text stays in its codec until it streams or closes
+            piece = codec.take()
+            if piece:
+                out.append(ToolCallArguments(call.index, piece))
         if codec.failed and call.phase not in BROKEN:
             self._break(call, "invalid arguments")
             if self._strict:
@@ -331,14 +355,30 @@ class CallTracker:
         if not (call.phase in STREAMED or call.phase in BROKEN or self._atomic):
             self._stream(call, out)
 
+    def _new_id(self, index: int, name: str) -> str:
+        """The id of a call the model wrote none for (the engine package docstring's rule)."""
+        request = self._request
+        if request.id_factory is not None:
+            return request.id_factory(index)
+        family = self._spec.call_id
+        if family is not None:
+            return family(request, index, name)
+        return random_call_id(index)
+
     def _stream(self, call: Call, out: list[Event]) -> None:
         index = self._count
         self._count += 1
         call.index = index
-        call.phase = STREAMING_CLOSED if call.phase is HELD_CLOSED else STREAMING
-        call.streamed_paths()
+        if call.phase is HELD_CLOSED:
+            call.phase = STREAMING_CLOSED
+        else:
+            call.phase = STREAMING
+            call.streamed_paths()  # its arguments stream on
         assert call.name is not None
         out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
+        held = call.codec.take()
+        if held:
+            call.args.append(held)
         if call.args:
-            out.append(ToolCallArguments(index, "".join(call.args)))
+            out.append(ToolCallArguments(index, "".join(call.args)))  # one piece: no copy
             call.args = []

@@ -111,6 +111,29 @@ class Delta:
     def __bool__(self) -> bool:
         return bool(self.reasoning or self.content or self.tool_calls or self.aborted or self.unfinished_call)
 
+    def message(self) -> Message:
+        """The message of a stream whose one delta this is (a whole output at once): what a
+        ``MessageBuilder`` makes of it, without one."""
+        calls: dict[int, list[str]] = {}
+        headers: dict[int, tuple[str, str]] = {}
+        for piece in self.tool_calls:
+            if piece.name is not None:
+                headers[piece.index] = (piece.id or "", piece.name)
+                calls[piece.index] = [piece.arguments]
+            else:
+                calls[piece.index].append(piece.arguments)
+        aborted = self.aborted
+        return Message(
+            reasoning=self.reasoning or None,
+            content=self.content or None,
+            tool_calls=tuple(
+                ToolCall(id=headers[i][0], name=headers[i][1], arguments="".join(parts))
+                for i, parts in sorted(calls.items())
+                if i not in aborted
+            ),
+            unfinished_call=self.unfinished_call,
+        )
+
     def to_dict(self, *, reasoning_content: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.reasoning:
