@@ -2,7 +2,7 @@
 
 Each heavy suite carries a pytest marker (``HEAVY``, declared in ``pyproject.toml``) and skips
 where its dependency is missing, so the README's test command runs on any laptop; an ``OPT_IN``
-suite (the real model) runs only when ``-m`` names it. Under
+suite (the real model, the exhaustive replays) runs only when ``-m`` names it. Under
 ``CI=true`` such a skip is a failure: ``.ci/run`` installs every heavy extra and runs each suite
 as its own step, and a suite that could not run fails CI instead of dropping out.
 """
@@ -21,9 +21,10 @@ HEAVY = {
     "batch": "pip install -e '.[batch]' (pyarrow, for Parquet)",
     "ray": "pip install -e '.[ray]' (Ray Data)",
 }
-# suites that run only when selected by name (`-m model`): a real model is slow, so the portable
-# suite leaves them out even where their extra is installed
-OPT_IN = {"model"}
+# suites that run only when selected by name (`-m model`): a real model is slow, and the
+# exhaustive replays (every two-way split of every case) are volume, so the portable suite leaves
+# them out even where they could run; .ci/run runs each as its own step
+OPT_IN = {"model", "exhaustive"}
 
 
 def _ci() -> bool:

@@ -1,15 +1,47 @@
-"""Every case file under tests/cases/ through the replay harness, under every chunking."""
+"""Every case file under tests/cases/ through the replay harness, under every chunking.
+
+Each output is fed whole, one character per delta and (with ids) one token per delta and in
+groups; it is split in two, its stream copied and the output truncated at the cuts of
+``tests/support/cuts.py`` (each end of every marker and one character inside it, the ends of
+the output, eight seeded positions). The same checks at every position, O(n^2) per case and
+most of the suite's time, are the ``exhaustive`` suite: ``.ci/run``'s exhaustive step runs it
+(``-m exhaustive``) and fails if it ran nothing.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from support import cases
+from support import cases, tokenizers
+from support.cuts import id_cuts, marker_strings, text_cuts
 from support.known_losses import KNOWN_LOSSES
 from trisect.testing import check_case, check_copies, check_nothing_lost, check_truncations
 
 CASES = cases.load_cases()
 _case = cases.as_case
+
+
+def _cuts(data: dict) -> set[int]:
+    return text_cuts(data["output"], marker_strings(data["reasoning"], data["tools_format"]))
+
+
+def _token_cuts(data: dict) -> set[int] | None:
+    ids = cases.token_ids(data)
+    if ids is None:
+        return None
+    markers = marker_strings(data["reasoning"], data["tools_format"])
+    encoded = [tokenizers.encode(data["tokenizer"], m) for m in markers] if data["tokenizer"] else []
+    return id_cuts(ids, (e[0] for e in encoded if len(e) == 1))
+
+
+def _copy_cuts(data: dict) -> dict[str, set[int]]:
+    token_cuts = _token_cuts(data)
+    return {"text": _cuts(data)} | ({} if token_cuts is None else {"ids": token_cuts})
+
+
+def _truncation_cuts(data: dict) -> set[int]:
+    token_cuts = _token_cuts(data)
+    return _cuts(data) if token_cuts is None else token_cuts
 
 
 def _checked(data: dict) -> bool:
@@ -19,9 +51,24 @@ def _checked(data: dict) -> bool:
 
 @cases.parametrize(CASES)
 def test_case_replays(data: dict) -> None:
+    """One seeded grouping of tokens (three in the exhaustive suite) and the splits at the cuts."""
+    assert check_case(_case(data), seeds=(0,), splits=_cuts(data), nothing_lost=_checked(data)) > 0
+
+
+@pytest.mark.exhaustive
+@cases.parametrize(CASES)
+def test_case_split_everywhere(data: dict) -> None:
+    """Every two-way split and three seeded groupings, the replay's other chunkings too
+    (``check_case``'s defaults)."""
     assert check_case(_case(data), nothing_lost=_checked(data)) > 0
 
 
+@cases.parametrize(CASES)
+def test_case_copied_at_the_cuts(data: dict) -> None:
+    assert check_copies(_case(data), nothing_lost=_checked(data), cuts=_copy_cuts(data)) > 0
+
+
+@pytest.mark.exhaustive
 @cases.parametrize(CASES)
 def test_case_copied_at_every_cut(data: dict) -> None:
     assert check_copies(_case(data), nothing_lost=_checked(data)) > 0
@@ -32,6 +79,12 @@ COMPLETE_WITH_CALLS = [
 ]
 
 
+@cases.parametrize(COMPLETE_WITH_CALLS)
+def test_case_truncated_at_the_cuts(data: dict) -> None:
+    assert check_truncations(_case(data), nothing_lost=_checked(data), cuts=_truncation_cuts(data)) > 0
+
+
+@pytest.mark.exhaustive
 @cases.parametrize(COMPLETE_WITH_CALLS)
 def test_case_truncated_everywhere(data: dict) -> None:
     assert check_truncations(_case(data), nothing_lost=_checked(data)) > 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -26,7 +27,6 @@ ROOT = TESTS.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 EXTRAS: dict[str, list[str]] = PROJECT["optional-dependencies"]
 LOCAL = {p.stem for p in TESTS.rglob("*.py")} | {"support", "trisect"}
-DISTRIBUTIONS = packages_distributions()
 
 
 def _name(requirement: str) -> str:
@@ -34,12 +34,17 @@ def _name(requirement: str) -> str:
     return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", requirement).group(0)).lower()
 
 
+@cache
+def _distributions() -> dict[str, list[str]]:
+    return packages_distributions()  # reads every installed package's metadata: once, when a test runs
+
+
 # modules whose distribution is named otherwise, for when it is not installed here
 NOT_INSTALLED = {"agents": "openai-agents"}
 
 
 def _distribution(module: str) -> str:
-    return _name(DISTRIBUTIONS.get(module, [NOT_INSTALLED.get(module, module)])[0])
+    return _name(_distributions().get(module, [NOT_INSTALLED.get(module, module)])[0])
 
 
 # imported plainly: what [test] installs, and trisect's own dependencies

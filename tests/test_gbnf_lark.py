@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from functools import cache
 from typing import Any
 
 import llguidance
@@ -33,11 +34,11 @@ from support.grammar_cases import (
     TYPED,
     UNSHAPED,
     calls,
+    case_grammar,
     expected_calls,
     malformed,
     markers,
     proof_cases,
-    reasoning_mode,
     valid_args,
 )
 from trisect import Parser, RequestError, grammar
@@ -46,7 +47,9 @@ from trisect.grammar.ebnf import GrammarSyntaxError, Rules, Until, regex_expr, w
 from trisect.grammar.jsonschema import json_rules
 
 
+@cache
 def compile_gbnf(text: str, m: tuple[str, ...] = ()) -> str:
+    """The llguidance grammar of a GBNF text, validated; once per text and vocabulary."""
     compiled = llguidance.grammar_from("gbnf", text)
     error = llguidance.LLMatcher.validate_grammar(compiled, llg.tokenizer(m)[0])
     if error and not error.startswith("WARNING"):
@@ -81,14 +84,13 @@ def test_rendered_calls_are_accepted(fmt: str) -> None:
     lazy_proven = whole_proven = 0
     for case, parser, _tag in proof_cases(fmt):
         m = markers(parser.spec)
-        tools = case["tools"] or None
-        g = grammar.gbnf(parser, tools)
+        g = case_grammar("gbnf", parser, case)
         assert g is not None and g.lazy and g.syntax == "gbnf"
         text = lazy_part(parser, g, case)
         if text is not None and case["id"] not in NOT_LAZY:
             assert llg.accepts(compile_gbnf(g.text, m), text, m), f"{fmt}: GBNF rejected {case['id']}: {text!r}"
             lazy_proven += 1
-        whole = grammar.lark(parser, tools, reasoning=reasoning_mode(case))
+        whole = case_grammar("lark", parser, case)
         assert whole is not None and not whole.lazy
         assert llg.accepts(llg.compile_lark(whole.text, m), case["output"], m), f"{fmt}: Lark rejected {case['id']}"
         whole_proven += 1
@@ -99,12 +101,12 @@ def test_rendered_calls_are_accepted(fmt: str) -> None:
 def test_malformed_calls_are_rejected(fmt: str) -> None:
     for case, parser, _tag in proof_cases(fmt):
         m = markers(parser.spec)
-        g = grammar.gbnf(parser, case["tools"] or None)
+        g = case_grammar("gbnf", parser, case)
         assert g is not None
         if lazy_part(parser, g, case) is None:
             continue
         lazy = compile_gbnf(g.text, m)
-        whole_grammar = grammar.lark(parser, case["tools"] or None, reasoning=reasoning_mode(case))
+        whole_grammar = case_grammar("lark", parser, case)
         assert whole_grammar is not None
         whole = llg.compile_lark(whole_grammar.text, m)
         for label, text in malformed(fmt, case).items():

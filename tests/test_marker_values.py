@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support import tokenizers as tk
+from support.cuts import marker_strings, text_cuts
 from trisect import Parser
 from trisect.codecs import XmlParams
 from trisect.engine.spec import FormatSpec
@@ -155,14 +156,29 @@ def test_a_value_holding_a_key_opener_and_a_call_opener(name: str) -> None:
     check_case(case)
 
 
+def _values_hold_every_marker(name: str, data: st.DataObject, *, everywhere: bool) -> None:
+    spec = tool_format(name)
+    path = data.draw(values(spec, "path"), label="path")
+    content = data.draw(values(spec, "content"), label="content")
+    case = _case(name, path, content, tokenizer=True)
+    splits = True if everywhere else text_cuts(case.output, marker_strings(None, name))
+    check_case(case, seeds=(0,), splits=splits)
+
+
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(data=st.data())
 def test_values_hold_every_marker_of_the_family(name: str, data: st.DataObject) -> None:
-    spec = tool_format(name)
-    path = data.draw(values(spec, "path"), label="path")
-    content = data.draw(values(spec, "content"), label="content")
-    check_case(_case(name, path, content, tokenizer=True), seeds=(0,))
+    """Split in two at the markers (the values' included) and seeded positions (tests/support/cuts.py)."""
+    _values_hold_every_marker(name, data, everywhere=False)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(data=st.data())
+def test_values_hold_every_marker_of_the_family_split_everywhere(name: str, data: st.DataObject) -> None:
+    _values_hold_every_marker(name, data, everywhere=True)
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))

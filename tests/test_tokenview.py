@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support import cases, tokenizers
+from support.cuts import id_cuts, marker_strings
 from support.work import lines_run
 from trisect import Parser, RequestError
-from trisect.testing import engine_deltas
+from trisect.testing import Case, engine_deltas
 
 CASES = [d for d in cases.load_cases() if d.get("reasoning") and d.get("tokenizer")]
 
@@ -21,21 +22,26 @@ def _ends(values: list[bool]) -> list[int]:
     return [k for k in range(1, len(values)) if values[k] and not values[k - 1]]
 
 
-@cases.parametrize(CASES)
-def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
+def _token_view(data: dict) -> tuple[Case, Parser, list[int], dict, list[bool]]:
+    """The case, its parser, ids and request, and whether a tracker fed the ids one by one has
+    seen reasoning end, before each id and after the last."""
     case = cases.as_case(data)
     ids = case.ids()
     assert ids is not None
     parser = case.parser(with_tokenizer=True)
     request = case.request()
-    stream = parser.stream(**request)
     tracker = parser.reasoning_tracker(**request)
+    return case, parser, ids, request, [tracker.ended] + [tracker.feed([token_id]) for token_id in ids]
+
+
+@cases.parametrize(CASES)
+def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
+    case, parser, ids, request, token_view = _token_view(data)
+    stream = parser.stream(**request)
     text_view = [stream.reasoning_ended]
-    token_view = [tracker.ended]
     for token_id in ids:
         stream.feed(None, [token_id])
         text_view.append(stream.reasoning_ended)
-        token_view.append(tracker.feed([token_id]))
     assert text_view[0] == token_view[0], "initial state"
     assert _ends(token_view) == _ends(text_view), (text_view, token_view)
     assert token_view[-1] == text_view[-1]
@@ -47,13 +53,23 @@ def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
             stream.feed(text, chunk)
             with_text.append(stream.reasoning_ended)
     assert _ends(with_text) == _ends(token_view), (with_text, token_view)
-    # the whole-sequence call agrees with the streaming one at every prefix
-    for k in range(len(ids) + 1):
+    # the whole-sequence call agrees with the streaming one at the cuts (tests/support/cuts.py;
+    # every prefix in the exhaustive suite's test below)
+    markers = [tokenizers.encode(data["tokenizer"], m) for m in marker_strings(data["reasoning"], None)]
+    for k in sorted(id_cuts(ids, (m[0] for m in markers if len(m) == 1))):
         assert parser.is_reasoning_end(ids[:k], **request) == token_view[k], k
     count = parser.count_reasoning_tokens(ids, **request)
     assert 0 <= count <= len(ids)
     content_ids = parser.content_token_ids(ids, **request)
     assert content_ids == (ids[len(ids) - len(content_ids) :] if content_ids else [])
+
+
+@pytest.mark.exhaustive
+@cases.parametrize(CASES)
+def test_the_whole_sequence_view_agrees_at_every_prefix(data: dict) -> None:
+    _case, parser, ids, request, view = _token_view(data)
+    for k in range(len(ids) + 1):
+        assert parser.is_reasoning_end(ids[:k], **request) == view[k], k
 
 
 # the reasoning formats whose vocabulary is staged or synthesized (tests/support/tok_*.py)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from support.cuts import marker_strings, text_cuts
 from trisect.codecs import XmlParams
 from trisect.engine.spec import FormatSpec
 from trisect.formats import all_formats
@@ -88,9 +89,12 @@ def test_the_builder_serves_every_xml_invoke_family() -> None:
     } <= names
 
 
+@pytest.mark.parametrize("everywhere", [False, pytest.param(True, marks=pytest.mark.exhaustive)], ids=["cuts", "all"])
 @pytest.mark.parametrize("drop", ["", "name_end", "param_end", "invoke_end"])
 @pytest.mark.parametrize("spec", INVOKE_FORMATS, ids=lambda s: s.name)
-def test_every_family_recovers_the_same_shapes(spec: FormatSpec, drop: str) -> None:
+def test_every_family_recovers_the_same_shapes(spec: FormatSpec, drop: str, everywhere: bool) -> None:
+    """Replayed split in two at the markers and seeded positions (tests/support/cuts.py); every
+    split in the exhaustive suite."""
     if spec.name == "minimax_m3" and drop == "name_end":
         # the namespace marker holds a ">": fed per character, the engine takes the name's ">"
         # inside "]<]minimax[>[" before the longer parameter marker that began earlier completes
@@ -104,4 +108,4 @@ def test_every_family_recovers_the_same_shapes(spec: FormatSpec, drop: str) -> N
         expected={"reasoning": None, "content": "Let me check.", "tool_calls": CALLS},
         truncated=bool(drop),  # malformed: an incremental stream may show a call that then aborts
     )
-    check_case(case)
+    check_case(case, splits=True if everywhere else text_cuts(case.output, marker_strings(None, spec.name)))

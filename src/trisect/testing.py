@@ -13,9 +13,11 @@ checks, on every run:
    id and name sent once, in the first delta of each call; no call is aborted in a complete
    output.
 
-Chunkings: whole; one character per delta; every two-way split; and with a tokenizer: one
-token per delta (text with ids, and ids alone), seeded random groups of 1-8 tokens, and
-detokenizer hold-back (each delta carries the next token's id before its text).
+Chunkings: whole; one character per delta; every two-way split (or the ones asked for); and
+with a tokenizer: one token per delta (text with ids, and ids alone), seeded random groups of
+1-8 tokens, and detokenizer hold-back (each delta carries the next token's id before its text).
+Each chunking feeds an incremental stream and, where it sent a call delta, an atomic one (with
+no call delta the two take the same path).
 ``check_truncations`` cuts a complete case at every position and checks that nothing raises,
 no call with invalid arguments is returned, and the calls that survive are the complete ones.
 ``check_copies`` forks a stream (``StreamParser.copy()``) at every cut and checks that the
@@ -34,7 +36,7 @@ import codecs
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -303,9 +305,10 @@ def check_chunks(
     reference: Message,
     atomic: bool,
     spans: list[Span] | None = None,
-) -> None:
+) -> bool:
     """One replay: feed ``chunks``, fold, and check against ``reference`` (= ``parse()``) and,
-    given ``spans`` (what the engine consumed of the whole output), the same spans."""
+    given ``spans`` (what the engine consumed of the whole output), the same spans. Returns
+    whether the stream sent any call delta."""
     msg, deltas, got = _run(parser, case.request(), chunks, atomic=atomic)
     _check_deltas(case, deltas, run, complete=not case.truncated)
     _agrees(case, parser, msg, reference, run, renumbered=any(d.aborted for d in deltas))
@@ -313,6 +316,7 @@ def check_chunks(
         spans = None  # a detokenizer's text differs from the output (offsets would too)
     if spans is not None and got != spans:
         raise CaseFailure(f"[{case.id}] {run}: the engine consumed {got} != {spans} of the whole output")
+    return any(d.tool_calls for d in deltas)
 
 
 def _agrees(
@@ -344,10 +348,14 @@ def _char_chunks(text: str) -> list[tuple[str | None, list[int] | None]]:
     return [(ch, None) for ch in text]
 
 
-def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = True, nothing_lost: bool = True) -> int:
+def check_case(
+    case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool | Iterable[int] = True, nothing_lost: bool = True
+) -> int:
     """Replay ``case`` under every chunking; raise ``CaseFailure`` on the first violation.
-    With ``nothing_lost``, the whole output passes ``check_nothing_lost`` and every run consumes
-    the same spans of it. Returns the number of runs made."""
+    ``splits``: the two-way splits to replay, every position (``True``), none, or the positions
+    given (the others are kept). With ``nothing_lost``, the whole output passes
+    ``check_nothing_lost`` and every run consumes the same spans of it. Returns the number of
+    runs made. Cost: the every-position splits are O(n^2) in the output's length; the rest O(n)."""
     runs = 0
     request = case.request()
     if not case.ids_only:
@@ -360,15 +368,19 @@ def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = T
             ("whole", [(case.output, None)]),
             ("per-char", _char_chunks(case.output)),
         ]
-        if splits:
-            chunkings += [
-                (f"split@{p}", [(case.output[:p], None), (case.output[p:], None)]) for p in range(1, len(case.output))
-            ]
+        points = range(1, len(case.output)) if splits is True else sorted(set(splits or ()))
+        chunkings += [
+            (f"split@{p}", [(case.output[:p], None), (case.output[p:], None)])
+            for p in points
+            if 0 < p < len(case.output)
+        ]
         for label, chunks in chunkings:
-            for atomic in (True, False):
+            for atomic in (False, True):  # atomic only where the incremental stream sent a call
                 tag = f"{label}/{'atomic' if atomic else 'incremental'}"
-                check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=spans)
+                streamed = check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=spans)
                 runs += 1
+                if not streamed:
+                    break  # no call delta: an atomic stream runs exactly the same way
     ids = case.ids()
     if ids is None:
         return runs
@@ -402,10 +414,12 @@ def check_case(case: Case, *, seeds: Sequence[int] = (0, 1, 2), splits: bool = T
             held[0] = (held[0][0], deltas[0][1] + held[0][1])
             runs_of.append(("holdback", list(held), spans))
         for kind, chunks, want in runs_of:
-            for atomic in (True, False):
+            for atomic in (False, True):  # atomic only where the incremental stream sent a call
                 tag = f"{label}+{kind}/{'atomic' if atomic else 'incremental'}"
-                check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=want)
+                streamed = check_chunks(case, parser, chunks, tag, reference=reference, atomic=atomic, spans=want)
                 runs += 1
+                if not streamed:
+                    break  # no call delta: an atomic stream runs exactly the same way
     return runs
 
 
@@ -513,7 +527,7 @@ def _fork(builder: MessageBuilder) -> MessageBuilder:
     )
 
 
-def check_copies(case: Case, *, nothing_lost: bool = True) -> int:
+def check_copies(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Container[int]] | None = None) -> int:
     """``StreamParser.copy()`` at every cut: a stream is fed the output one character at a
     time (with a tokenizer also one token id at a time, ids alone) and copied before each
     piece; the copy is fed the rest of the output in one delta, the original goes on piece by
@@ -526,7 +540,10 @@ def check_copies(case: Case, *, nothing_lost: bool = True) -> int:
     its copy is fed, so a copy that shared state with it would see the next piece twice; and
     the original ends equal to ``parse()`` only if no copy disturbed it. The atomic run is
     skipped where the incremental one never streamed a call (the two then take the same path
-    at every cut). Returns the number of copies checked."""
+    at every cut). ``cuts`` names the cuts to copy at, per kind (``"text"``: characters fed
+    before the copy, ``"ids"``: token ids); a kind it leaves out is copied at every cut. Returns
+    the number of copies checked. Cost: O(n^2) in the output's length at every cut (each copy is
+    fed the rest), O(n) per cut checked."""
     runs = 0
     kinds: list[tuple[str, Parser, list[tuple[str | None, list[int] | None]]]] = []
     if not case.ids_only:
@@ -546,7 +563,12 @@ def check_copies(case: Case, *, nothing_lost: bool = True) -> int:
             stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
             trace = stream.engine.start_trace()
             sent = MessageBuilder()
+            at = (cuts or {}).get(kind)
             for p in range(len(pieces) + 1):
+                if at is not None and p not in at:
+                    if p < len(pieces):
+                        sent.add(stream.feed(*pieces[p]))
+                    continue
                 fork, got = stream.copy(), _fork(sent)
                 if p < len(pieces):
                     sent.add(stream.feed(*pieces[p]))
@@ -570,17 +592,20 @@ def check_copies(case: Case, *, nothing_lost: bool = True) -> int:
     return runs
 
 
-def _prefixes(case: Case) -> Iterator[tuple[str, list[int] | None]]:
+def _prefixes(case: Case, cuts: Container[int] | None = None) -> Iterator[tuple[str | None, list[int] | None]]:
+    """Each cut output (text, ids), or ``(None, None)`` where ``cuts`` leaves the position out."""
     ids = case.ids()
     if ids is None:
         for p in range(len(case.output)):
-            yield case.output[:p], None
+            yield (case.output[:p], None) if cuts is None or p in cuts else (None, None)
         return
     for p in range(len(ids)):
-        yield _decode(case.tokenizer, ids[:p]).rstrip("\ufffd"), ids[:p]
+        yield (
+            (_decode(case.tokenizer, ids[:p]).rstrip("\ufffd"), ids[:p]) if cuts is None or p in cuts else (None, None)
+        )
 
 
-def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
+def check_truncations(case: Case, *, nothing_lost: bool = True, cuts: Container[int] | None = None) -> int:
     """Cut a complete case at every character (or token) position and check the degrade rules:
     no exception; no returned call with invalid arguments; the returned calls are exactly the
     expected calls that were complete before the cut (a cut right after a closer that ends a
@@ -594,7 +619,9 @@ def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
     mode is fed the output piece by piece (a character, or a token id) and, at each cut, a
     ``copy()`` of it is finished (``check_copies`` shows a copy continues exactly as the stream
     it was taken from). That is the same sequence of feeds as a fresh stream fed the cut output
-    piece by piece, at O(n) feeds per case instead of O(n^2)."""
+    piece by piece, at O(n) feeds per case instead of O(n^2). ``cuts``: the positions to cut at
+    (characters, or token ids with a tokenizer); every one by default. Cost: O(n) per cut (the
+    cut output is parsed), O(n^2) at every cut."""
     if case.truncated:
         raise ValueError("check_truncations needs a complete case")
     parser = case.parser(with_tokenizer=case.tokenizer is not None)
@@ -611,7 +638,11 @@ def check_truncations(case: Case, *, nothing_lost: bool = True) -> int:
         (atomic, parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request), MessageBuilder())
         for atomic in (True, False)
     ]
-    for p, (text, ids) in enumerate(_prefixes(case)):
+    for p, (text, ids) in enumerate(_prefixes(case, cuts)):
+        if text is None:  # not a cut to check: the streams only move on
+            for _atomic, stream, sent in live:
+                sent.add(stream.feed(*pieces[p]))
+            continue
         cut = Case(**{**case.__dict__, "output": text, "token_ids": ids, "truncated": True})
         use_text = text if not case.ids_only else None
         msg = parser.parse(use_text, token_ids=ids, id_factory=_fixed_id, **case.request())

@@ -7,8 +7,8 @@ that only hold when token ids are fed, ``ids_only: true``. ``load_cases`` adds `
 path under tests/cases/) and ``key`` (``<dir>/<name>:<id>``, the test id ``parametrize`` gives).
 
 Every test module that reads cases reads them here; ``as_case`` turns one into the replay
-harness's ``trisect.testing.Case`` with the staged tokenizers. Each file's text is read once per
-process (the suite's modules share it).
+harness's ``trisect.testing.Case`` with the staged tokenizers. Each file is parsed once per
+process, however many modules read it (the suite's collection reads them six times over).
 """
 
 from __future__ import annotations
@@ -32,21 +32,22 @@ def case_files() -> list[Path]:
 
 
 @cache
-def _lines(path: Path) -> tuple[str, ...]:
-    return tuple(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+def _read(path: Path) -> tuple[dict[str, Any], ...]:
+    name = str(path.relative_to(CASES_DIR))
+    cases = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            case = json.loads(line)
+            case["file"] = name
+            case["key"] = f"{path.parent.name}/{path.stem}:{case['id']}"
+            cases.append(case)
+    return tuple(cases)
 
 
 def load_cases(path: Path | None = None) -> list[dict[str, Any]]:
-    """All cases of one file, or of every file when ``path`` is None (fresh dicts on every call)."""
-    cases: list[dict[str, Any]] = []
-    for p in [path] if path is not None else case_files():
-        name = str(p.relative_to(CASES_DIR))
-        for line in _lines(p):
-            case = json.loads(line)
-            case["file"] = name
-            case["key"] = f"{p.parent.name}/{p.stem}:{case['id']}"
-            cases.append(case)
-    return cases
+    """All cases of one file, or of every file when ``path`` is None. The dicts are shared by
+    every caller in the process (each file is parsed once): read them, copy before changing."""
+    return [case for p in ([path] if path is not None else case_files()) for case in _read(p)]
 
 
 def parametrize(cases: Iterable[Any], name: str = "data", key: Callable[[Any], str] | None = None) -> Any:

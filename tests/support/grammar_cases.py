@@ -11,15 +11,13 @@ import copy
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import trisect
+from support.cases import load_cases
 from trisect import grammar
 from trisect.engine.spec import FormatSpec
 from trisect.formats import reasoning_format, tool_format
-
-CASES = Path(__file__).resolve().parents[1] / "cases"
 
 SHAPED = sorted(s.name for s in trisect.formats() if s.kind == "tools" and not isinstance(grammar.call_shape(s), str))
 UNSHAPED = sorted(s.name for s in trisect.formats() if s.kind == "tools" and isinstance(grammar.call_shape(s), str))
@@ -40,21 +38,12 @@ def markers(*specs: FormatSpec | None) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-@cache
-def _all_cases() -> tuple[dict[str, Any], ...]:
-    out = []
-    for path in sorted(CASES.glob("*/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            out.append(json.loads(line))
-    return tuple(out)
-
-
 def cases(fmt: str) -> list[dict[str, Any]]:
     """The format's cases whose output is a template's rendering of complete calls."""
     spec = tool_format(fmt)
     names = {spec.name, *spec.aliases}
     out = []
-    for case in _all_cases():
+    for case in load_cases():
         if case["tools_format"] not in names or not case["expected"].get("tool_calls"):
             continue
         if case.get("malformed") or case.get("truncated") or case.get("ids_only") or NOT_TEMPLATE.search(case["id"]):
@@ -103,8 +92,10 @@ def other_spelling(tag: dict[str, Any], output: str) -> bool:
     return any(m in text for text in free for m in excluded)
 
 
-def proof_cases(fmt: str) -> list[tuple[dict[str, Any], trisect.Parser, dict[str, Any]]]:
-    """(case, parser, structural tag) for every case the grammar should write as rendered."""
+@cache
+def proof_cases(fmt: str) -> tuple[tuple[dict[str, Any], trisect.Parser, dict[str, Any]], ...]:
+    """(case, parser, structural tag) for every case the grammar should write as rendered (once
+    per process: several tests of both backends prove the same cases)."""
     out = []
     for case in cases(fmt):
         parser = trisect.Parser(case["reasoning"], fmt)
@@ -112,7 +103,19 @@ def proof_cases(fmt: str) -> list[tuple[dict[str, Any], trisect.Parser, dict[str
         if other_spelling(tag, case["output"]):
             continue  # another spelling the parser also reads; the grammar writes the canonical one
         out.append((case, parser, tag))
-    return out
+    return tuple(out)
+
+
+@cache
+def _case_grammar(kind: str, parser: trisect.Parser, tools: str, reasoning: bool | str) -> grammar.Grammar | None:
+    make = grammar.gbnf if kind == "gbnf" else grammar.lark
+    return make(parser, json.loads(tools) or None, **({} if kind == "gbnf" else {"reasoning": reasoning}))
+
+
+def case_grammar(kind: str, parser: trisect.Parser, case: dict[str, Any]) -> grammar.Grammar | None:
+    """The lazy GBNF (``"gbnf"``) or the whole Lark grammar (``"lark"``) for a proof case's
+    request, derived once per parser and tools."""
+    return _case_grammar(kind, parser, json.dumps(case["tools"], sort_keys=True), reasoning_mode(case))
 
 
 def malformed(fmt: str, case: dict[str, Any]) -> dict[str, str]:

@@ -76,8 +76,10 @@ def tokenizer(markers: tuple[str, ...] = ()) -> tuple[Any, _Vocab]:
 # ---------------------------------------------------------------------------- acceptance
 
 
+@cache
 def compile_lark(text: str, markers: tuple[str, ...] = ()) -> str:
-    """The llguidance grammar of a Lark text, validated (``ValueError`` with llguidance's message)."""
+    """The llguidance grammar of a Lark text, validated (``ValueError`` with llguidance's message);
+    once per text and vocabulary in a process."""
     grammar = llg.grammar_from("lark", text)
     error = llg.LLMatcher.validate_grammar(grammar, tokenizer(markers)[0])
     if error and not error.startswith("WARNING"):

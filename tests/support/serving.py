@@ -116,7 +116,8 @@ def stack(kind: str, responder: Any, served: ServedModel, **options: Any) -> Ite
     """A replay engine of ``kind`` and the trisect server in front of it."""
     app_options = {k: options.pop(k) for k in ("api_key", "max_body_bytes") if k in options}
     with ReplayServer(kind, responder) as replay:
-        upstream = HTTPUpstream(replay.url, kind)
+        # a busy machine may take long to connect 256 streams: only a hang is a failure here
+        upstream = HTTPUpstream(replay.url, kind, timeout=HANG, connect_timeout=HANG)
         with AppServer(Service(served, upstream, **options), **app_options) as app:
             yield replay, app
 
