@@ -192,13 +192,7 @@ def test_raw_completions_and_two_servers_chained(live: Any) -> None:
     text = raw.completions.create(model=live.model, prompt=prompt, max_tokens=8, temperature=0).choices[0].text
     assert text.strip()
     options = default_model.serve_options()
-    served = load_model(
-        model=options["model"],
-        chat_template=options["chat_template"],
-        reasoning_parser=options["reasoning_parser"],
-        tool_call_parser=options["tool_call_parser"],
-        served_model_names=options["served_model_names"],
-    )
+    served = load_model(**options)  # serve_options names load_model's own arguments
     upstream = HTTPUpstream(live.url, "openai", model=live.model)
     with AppServer(Service(served, upstream)) as front:
         client = openai.OpenAI(base_url=front.url + "/v1", api_key="test", max_retries=0)

@@ -63,13 +63,7 @@ class LiveServer:
         started = time.perf_counter()
         self.upstream = EmbeddedUpstream(options["model"], threads=threads, model_name=options["served_model_names"][0])
         self.load_seconds = time.perf_counter() - started
-        served = load_model(
-            model=options["model"],
-            chat_template=options["chat_template"],
-            reasoning_parser=options["reasoning_parser"],
-            tool_call_parser=options["tool_call_parser"],
-            served_model_names=options["served_model_names"],
-        )
+        served = load_model(**options)  # serve_options names load_model's own arguments
         self.model = served.name
         config = uvicorn.Config(
             create_app(Service(served, self.upstream, metrics=Metrics(served.name, self.upstream))),
