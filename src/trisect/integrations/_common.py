@@ -8,7 +8,7 @@
   tokenizer's chat template (``detected``).
 * ``settings``: the two switches an operator or a request sets (tool-call streaming, grammar
   for ``tool_choice="auto"``), from the environment and per-request extension arguments.
-* ``Fold``: a stream's events -> ``Piece`` (reasoning, content, call pieces), keeping which
+* ``Fold``: a stream's deltas -> ``Piece`` (reasoning, content, call pieces), keeping which
   calls completed or were aborted (the engines' finish_reason and back-fill read them).
 * ``ReasoningPhase``: phase one of an engine's two-phase pipeline (a reasoning parser, then a
   tool parser fed what it leaves): trisect's reasoning, then the model's text after the end of
@@ -17,7 +17,7 @@
   with speculative ids that may be rolled back): O(new ids) per call, results a pure function
   of the ids.
 
-Cost per delta: the trisect stream's, plus O(events).
+Cost per delta: the trisect stream's (its fold included), plus O(calls in the delta).
 """
 
 from __future__ import annotations
@@ -30,18 +30,13 @@ from typing import Any
 from .. import (
     Act,
     ContentText,
-    Event,
+    Delta,
     FormatSpec,
     Parser,
     ReasoningEnd,
     ReasoningText,
     Region,
     StreamParser,
-    ToolCallAborted,
-    ToolCallArguments,
-    ToolCallEnd,
-    ToolCallStart,
-    ToolCallUnfinished,
     formats,
 )
 from ..errors import RequestError
@@ -170,13 +165,12 @@ class Piece:
 
 
 class Fold:
-    """One trisect stream, its events folded into ``Piece`` objects."""
+    """One trisect stream, its deltas (``trisect.message.fold``) rendered as ``Piece`` objects."""
 
-    __slots__ = ("stream", "_events", "completed", "aborted", "arguments", "prev_tool_call_arr", "streamed_args")
+    __slots__ = ("stream", "completed", "aborted", "arguments", "prev_tool_call_arr", "streamed_args")
 
     def __init__(self, stream: StreamParser) -> None:
         self.stream = stream
-        self._events = stream.events
         self.completed: set[int] = set()  # calls that ended well-formed
         self.aborted: set[int] = set()  # calls streamed, then cut off or malformed
         self.arguments: dict[int, list[str]] = {}  # argument pieces sent, per call
@@ -187,52 +181,35 @@ class Fold:
         self.streamed_args: list[str] = []
 
     def feed(self, text: str | None, token_ids: Sequence[int] | None = None) -> Piece | None:
-        return self._fold(self._events(text, token_ids))
+        return self._piece(self.stream.feed(text, token_ids))
 
     def finish(self) -> Piece | None:
-        return self._fold(self.stream.finish_events())
+        return self._piece(self.stream.finish())
 
-    def _fold(self, events: list[Event]) -> Piece | None:
-        if not events:
+    def _piece(self, delta: Delta | None) -> Piece | None:
+        if delta is None:
             return None
-        if len(events) == 1:  # the commonest delta: one piece of text
-            event = events[0]
-            if type(event) is ContentText:
-                return Piece("", event.text)
-            if type(event) is ReasoningText:
-                return Piece(event.text)
-        piece = Piece()
-        for event in events:
-            kind = type(event)
-            if kind is ContentText:
-                piece.content += event.text  # type: ignore[union-attr]
-            elif kind is ReasoningText:
-                piece.reasoning += event.text  # type: ignore[union-attr]
-            elif kind is ToolCallArguments:
-                assert isinstance(event, ToolCallArguments)
-                self.arguments[event.index].append(event.text)
-                last = piece.calls[-1] if piece.calls else None
-                if last is not None and last[0] == event.index:
-                    piece.calls[-1] = (last[0], last[1], last[2], last[3] + event.text)
-                else:
-                    piece.calls.append((event.index, None, None, event.text))
-            elif kind is ToolCallStart:
-                assert isinstance(event, ToolCallStart)
-                self.arguments[event.index] = []
-                self.prev_tool_call_arr.append({"name": event.name, "arguments": ""})
+        if delta.tool_calls or delta.ended or delta.aborted:
+            self._keep(delta)
+        if not (delta.reasoning or delta.content or delta.tool_calls):
+            return None
+        calls = [(c.index, c.id, c.name, c.arguments) for c in delta.tool_calls]
+        return Piece(delta.reasoning or "", delta.content or "", calls)
+
+    def _keep(self, delta: Delta) -> None:
+        for call in delta.tool_calls:
+            if call.name is not None:  # the call's first piece
+                self.arguments[call.index] = [call.arguments]
+                self.prev_tool_call_arr.append({"name": call.name, "arguments": ""})
                 self.streamed_args.append("")
-                piece.calls.append((event.index, event.id, event.name, ""))
-            elif kind is ToolCallEnd:
-                assert isinstance(event, ToolCallEnd)
-                self.completed.add(event.index)
-                whole = "".join(self.arguments[event.index])
-                self.prev_tool_call_arr[event.index]["arguments"] = whole
-                self.streamed_args[event.index] = whole
-            elif type(event) is ToolCallAborted:
-                self.aborted.add(event.index)
-            elif type(event) is ToolCallUnfinished and event.index is not None:
-                self.aborted.add(event.index)  # streamed, then cut off (its raw text is not content)
-        return piece if (piece.reasoning or piece.content or piece.calls) else None
+            else:
+                self.arguments[call.index].append(call.arguments)
+        for index in delta.ended:
+            self.completed.add(index)
+            whole = "".join(self.arguments[index])
+            self.prev_tool_call_arr[index]["arguments"] = whole
+            self.streamed_args[index] = whole
+        self.aborted.update(delta.aborted)  # streamed, then malformed or cut off (not content)
 
 
 # ---------------------------------------------------------------------------------------- two phases

@@ -1,7 +1,11 @@
-"""Events -> protocol shapes: the one fold every consumer uses.
+"""Events -> deltas: the one fold every consumer uses.
 
-``fold(events)`` coalesces the events of one ``feed()`` into one ``Delta`` (``None`` when they add
-nothing a client would see). ``MessageBuilder`` (in ``types``) folds deltas into a ``Message``.
+``fold(events)`` coalesces the events of one ``feed()`` into one ``Delta`` (``None`` when they say
+nothing: text held back, or only the end of reasoning). Every protocol shape is a rendering of
+its result: ``MessageBuilder`` (in ``types``) folds deltas into a ``Message``, ``ChatStream`` into
+``chat.completion.chunk`` dicts, the engine plugins into their delta messages, the server into
+Responses events. So what a call's first delta carries (its id and name, with the arguments that
+came with them) is decided here and nowhere else.
 
 Cost: O(events).
 """
@@ -16,6 +20,7 @@ from ..engine.events import (
     ReasoningText,
     ToolCallAborted,
     ToolCallArguments,
+    ToolCallEnd,
     ToolCallStart,
     ToolCallUnfinished,
 )
@@ -38,6 +43,7 @@ def fold(events: Sequence[Event]) -> Delta | None:
     content: list[str] = []
     calls: list[tuple[int, str | None, str | None, list[str]]] = []  # index, id, name, argument pieces
     aborted: list[int] = []
+    ended: list[int] = []
     unfinished: UnfinishedCall | None = None
     for event in events:
         if type(event) is ReasoningText:
@@ -51,13 +57,15 @@ def fold(events: Sequence[Event]) -> Delta | None:
                 calls[-1][3].append(event.text)
             else:
                 calls.append((event.index, None, None, [event.text]))
+        elif type(event) is ToolCallEnd:
+            ended.append(event.index)
         elif type(event) is ToolCallAborted:
             aborted.append(event.index)
         elif type(event) is ToolCallUnfinished:
             if event.index is not None:
                 aborted.append(event.index)
             unfinished = UnfinishedCall(event.text, event.reason)
-    if not (reasoning or content or calls or aborted or unfinished):
+    if not (reasoning or content or calls or aborted or unfinished or ended):
         return None
     return Delta(
         reasoning="".join(reasoning) or None,
@@ -65,4 +73,5 @@ def fold(events: Sequence[Event]) -> Delta | None:
         tool_calls=tuple([ToolCallDelta(i, cid, name, "".join(args)) for i, cid, name, args in calls]),
         aborted=tuple(aborted),
         unfinished_call=unfinished,
+        ended=tuple(ended),
     )

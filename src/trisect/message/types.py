@@ -100,6 +100,9 @@ class Delta:
     only ever non-empty in incremental streams; ``parse()`` and atomic streams never emit such a
     call, so a client that drops the aborted calls ends with exactly ``parse()``'s message.
     ``unfinished_call`` (final delta only): the call the output ended inside (``Message``).
+    ``ended`` lists the indexes of calls that ended well-formed here: their arguments are
+    complete (what ``finish_reason: "tool_calls"`` and a client that runs a call as soon as it
+    is whole need to know).
     """
 
     reasoning: str | None = None
@@ -107,9 +110,12 @@ class Delta:
     tool_calls: tuple[ToolCallDelta, ...] = ()
     aborted: tuple[int, ...] = ()
     unfinished_call: UnfinishedCall | None = None
+    ended: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.reasoning or self.content or self.tool_calls or self.aborted or self.unfinished_call)
+        return bool(
+            self.reasoning or self.content or self.tool_calls or self.aborted or self.unfinished_call or self.ended
+        )
 
     def message(self) -> Message:
         """The message of a stream whose one delta this is (a whole output at once): what a

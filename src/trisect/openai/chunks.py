@@ -42,8 +42,8 @@ Rules:
   ``"kimi"`` (``functions.NAME:N``, numbered on from ``history_tool_calls``), ``"mistral"``
   (9 alphanumerics) replace ids the model did not write.
 
-Cost: the engine's per delta, plus one chunk dict; the commonest delta (one piece of text or
-of arguments) is built straight from its event, without a ``Delta`` in between.
+Cost: the engine's per delta, plus the fold (``trisect.message.fold``: its one-event fast path
+is the commonest delta) and one chunk dict.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine.events import ContentText, Event, ReasoningText, ToolCallArguments, ToolCallEnd, ToolCallStart
+from ..message.fold import fold
+from ..message.types import Delta, ToolCallDelta
 from ..parser import Parser
 from ..request.tokenview import EngineTracker, ReasoningTracker
 
@@ -112,7 +113,6 @@ class ChatStream:
         "_engine",
         "_counting_from",
         "_role_sent",
-        "_plain",
         "_ids",
         "_complete_calls",
         "_logprobs",
@@ -178,8 +178,6 @@ class ChatStream:
         self.prompt_tokens = prompt_tokens
         self._completion_tokens: int | None = None  # the caller's count (finish()), else the ids fed
         self._role_sent = False
-        # the next chunk is an ordinary one: role sent, no usage on it, no logprobs or ids pending
-        self._plain = False
         self._ids: dict[int, str] = {}  # call index -> id sent
         self._complete_calls = 0
         self._logprobs: list[Any] = []
@@ -197,6 +195,24 @@ class ChatStream:
         self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
     ) -> list[dict[str, Any]]:
         """One engine delta (text and/or token ids, optional per-token logprobs) -> chunks."""
+        return self._chunks(self.feed_delta(text, token_ids, logprobs=logprobs), final=False)
+
+    def finish(
+        self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None
+    ) -> list[dict[str, Any]]:
+        """End of the choice: the final chunk (with ``finish_reason``), then a usage chunk
+        when ``include_usage`` was asked for."""
+        out = self._chunks(self.finish_delta(finish_reason, completion_tokens=completion_tokens), final=True)
+        if self._usage_last and not self._usage_every:
+            out.append(self._envelope([], usage=True))
+        return out
+
+    def feed_delta(
+        self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
+    ) -> Delta | None:
+        """What ``feed`` renders: the stream's delta (``trisect.message.fold``), its calls
+        carrying the ids this choice sends; logprobs and token ids wait for the next chunk
+        (``pending_logprobs``)."""
         if not token_ids:
             events = self._events(text, token_ids)
         elif self._tracker is not None:
@@ -219,46 +235,40 @@ class ChatStream:
                 self._counting_from = None
         if logprobs or (token_ids and self.return_token_ids):
             self._keep(token_ids, logprobs)
-        if not self._plain:
-            return self._chunks(events, None)
-        if len(events) != 1:
-            return self._chunks(events, None) if events else []
-        event = events[0]  # the commonest delta: one piece of text or of arguments
-        body: dict[str, Any]
-        if type(event) is ContentText:
-            body = {"content": event.text}
-        elif type(event) is ReasoningText:
-            body = {self.reasoning_field: event.text}
-        elif type(event) is ToolCallArguments and not self._repeat:
-            body = {"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]}
-        else:
-            return self._chunks(events, None)
-        chunk = self._head.copy()
-        choice = self._choice.copy()
-        choice["delta"] = body
-        chunk["choices"] = [choice]
-        return [chunk]
+        return self._calls(fold(events)) if events else None
+
+    def finish_delta(self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None) -> Delta | None:
+        """What ``finish`` renders: the stream's last delta; ``finish_reason`` is set."""
+        if completion_tokens is not None:
+            self._completion_tokens = completion_tokens
+        delta = self._calls(fold(self.stream.finish_events()))
+        self.finish_reason = resolve_finish_reason(
+            finish_reason or "stop", tool_calls=self._complete_calls > 0, named=self._named
+        )
+        return delta
+
+    def pending_logprobs(self) -> list[Any]:
+        """The logprobs kept for the next chunk, handed over (the Responses stream's text)."""
+        out, self._logprobs = self._logprobs, []
+        return out
 
     def _keep(self, token_ids: Sequence[int] | None, logprobs: Sequence[Any] | None) -> None:
         """Logprobs and token ids ride on the next chunk sent (never with hidden reasoning)."""
         if logprobs and not self._hide:
             self._logprobs.extend(logprobs)
-            self._plain = False
         if token_ids and self.return_token_ids:
             self._token_ids.extend(token_ids)
-            self._plain = False
 
-    def finish(
-        self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None
-    ) -> list[dict[str, Any]]:
-        """End of the choice: the final chunk (with ``finish_reason``), then a usage chunk
-        when ``include_usage`` was asked for."""
-        if completion_tokens is not None:
-            self._completion_tokens = completion_tokens
-        out = self._chunks(self.stream.finish_events(), finish_reason or "stop")
-        if self._usage_last and not self._usage_every:
-            out.append(self._envelope([], usage=True))
-        return out
+    def _calls(self, delta: Delta | None) -> Delta | None:
+        """``delta`` with the call ids this choice sends, its complete calls counted."""
+        if delta is None:
+            return None
+        for piece in delta.tool_calls:
+            if piece.name is not None:  # the call's first piece
+                piece.id = self._ids[piece.index] = self._call_id(piece.index, piece.id or "", piece.name)
+        if delta.ended:
+            self._complete_calls += len(delta.ended)
+        return delta
 
     @property
     def id(self) -> str:
@@ -310,18 +320,19 @@ class ChatStream:
 
     # ------------------------------------------------------------------ building chunks
 
-    def _chunks(self, events: list[Event], engine_reason: str | None) -> list[dict[str, Any]]:
-        """The chunk for ``events`` (none when it has nothing to say); the final one when
-        ``engine_reason`` is given."""
-        final = engine_reason is not None
-        body = self._body(events) if events else {}
+    def _chunks(self, delta: Delta | None, *, final: bool) -> list[dict[str, Any]]:
+        """The chunk for ``delta`` (none when it has nothing to say); the final one (with
+        ``finish_reason``) when ``final``."""
+        body = self._body(delta) if delta is not None else {}
         if not self._role_sent:
             body = {"role": "assistant", **body}
             self._role_sent = True
         elif not body and not final:
             return []
+        chunk = self._head.copy()
         choice = self._choice.copy()
         choice["delta"] = body
+        chunk["choices"] = [choice]
         if self._logprobs:
             choice["logprobs"] = {"content": self._logprobs, "refusal": None}
             self._logprobs = []
@@ -329,12 +340,10 @@ class ChatStream:
             choice["token_ids"] = self._token_ids
             self._token_ids = []
         if final:
-            self.finish_reason = resolve_finish_reason(
-                engine_reason, tool_calls=self._complete_calls > 0, named=self._named
-            )
             choice["finish_reason"] = self.finish_reason
-        self._plain = not self._usage_every
-        return [self._envelope([choice], usage=self._usage_every)]
+        if self._usage_every:
+            chunk["usage"] = self.usage()
+        return [chunk]
 
     def _envelope(self, choices: list[dict[str, Any]], *, usage: bool) -> dict[str, Any]:
         out = self._head.copy()
@@ -343,49 +352,26 @@ class ChatStream:
             out["usage"] = self.usage()
         return out
 
-    def _body(self, events: list[Event]) -> dict[str, Any]:
-        """The ``delta`` of a chunk, folded straight from the events."""
-        reasoning: list[str] = []
-        content: list[str] = []
-        calls: list[dict[str, Any]] = []
-        pieces: list[list[str]] = []  # argument pieces of each entry of ``calls``
-        for event in events:
-            if type(event) is ReasoningText:
-                reasoning.append(event.text)
-            elif type(event) is ContentText:
-                content.append(event.text)
-            elif type(event) is ToolCallArguments:
-                if calls and calls[-1]["index"] == event.index:
-                    pieces[-1].append(event.text)
-                    continue
-                entry: dict[str, Any] = {"index": event.index}
-                call_id = self._ids.get(event.index) if self._repeat else None
-                if call_id is not None:
-                    entry["id"] = call_id
-                    entry["type"] = "function"
-                entry["function"] = {}
-                calls.append(entry)
-                pieces.append([event.text])
-            elif type(event) is ToolCallStart:
-                call_id = self._call_id(event.index, event.id, event.name)
-                self._ids[event.index] = call_id
-                function = {"name": event.name}
-                calls.append({"index": event.index, "id": call_id, "type": "function", "function": function})
-                pieces.append([])
-            elif type(event) is ToolCallEnd:
-                self._complete_calls += 1
-            # ReasoningEnd says nothing to a client; an aborted call cannot be taken back in
-            # the OpenAI protocol (module docstring)
+    def _body(self, delta: Delta) -> dict[str, Any]:
+        """The ``delta`` of a chunk: ``delta`` in the OpenAI shape. A call aborted after it was
+        streamed cannot be taken back in the OpenAI protocol (module docstring)."""
         body: dict[str, Any] = {}
-        if reasoning:
-            body[self.reasoning_field] = "".join(reasoning)
-        if content:
-            body["content"] = "".join(content)
-        if calls:
-            for entry, parts in zip(calls, pieces, strict=True):
-                entry["function"]["arguments"] = "".join(parts)
-            body["tool_calls"] = calls
+        if delta.reasoning:
+            body[self.reasoning_field] = delta.reasoning
+        if delta.content:
+            body["content"] = delta.content
+        if delta.tool_calls:
+            body["tool_calls"] = [self._call(piece) for piece in delta.tool_calls]
         return body
+
+    def _call(self, piece: ToolCallDelta) -> dict[str, Any]:
+        if piece.name is not None:  # the call's first piece
+            function = {"name": piece.name, "arguments": piece.arguments}
+            return {"index": piece.index, "id": piece.id, "type": "function", "function": function}
+        call_id = self._ids.get(piece.index) if self._repeat else None
+        if call_id is not None:
+            return {"index": piece.index, "id": call_id, "type": "function", "function": {"arguments": piece.arguments}}
+        return {"index": piece.index, "function": {"arguments": piece.arguments}}
 
     def _call_id(self, index: int, given: str, name: str) -> str:
         if self._style is None or self._minted.get(index) != given:

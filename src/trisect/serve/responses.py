@@ -1,8 +1,9 @@
 """``POST /v1/responses``: the Responses API as a fold over the chat answer.
 
 A Responses request is translated into a chat-completions body (``chat_body``) and served by
-the same path, so rendering, grammars and parsing are the chat ones. Its answer is a fold
-(``ResponseFold``) over the chat deltas: reasoning text → a ``reasoning`` output item
+the same path, so rendering, grammars and parsing are the chat ones. Its answer renders the
+deltas of the choice's ``ChatStream`` (``feed_delta``: the message fold's deltas, with the call
+ids the chat answer would send), never its chunk dicts (``ResponseFold``): reasoning text → a ``reasoning`` output item
 (``reasoning_text`` content), content → a ``message`` item (one ``output_text`` part), each tool
 call → a ``function_call`` item. An item is opened where its first delta arrives; a reasoning
 item closes when content or a call begins, a call's item when the next call begins, the rest at
@@ -12,8 +13,8 @@ with ``incomplete_details.reason = "max_output_tokens"`` when the output was cut
 (``event: response.output_text.delta``), as OpenAI's own stream does. A failure mid-stream: the
 open items are flushed and closed, then ``error`` and ``response.failed``.
 
-Not streamed: the chat answer's message (``chat.completion``), its reasoning, content and
-calls as items in that order — the fold of one atomic delta.
+Not streamed: the same fold over the choice's atomic stream (calls whole once complete), its
+reasoning, content and calls as items in that order.
 
 Input: ``input`` (a string, or items: messages of every role with text parts,
 ``function_call``, ``function_call_output``, ``reasoning``), ``instructions`` (a system message
@@ -34,10 +35,12 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from .chat_completions import Answer, completion, stream_chunks
+from ..message.types import Delta
+from ..openai import ChatStream
+from .chat_completions import Answer
 from .errors import APIError, from_exception
 from .plan import function_tools
-from .upstream.base import CompletionPiece
+from .upstream.base import CompletionPiece, closing
 
 _IGNORED = {
     "store",
@@ -242,7 +245,7 @@ def _logprobs(entries: Any) -> list[dict[str, Any]]:
 
 
 class ResponseFold:
-    """Chat deltas → Responses events (streamed) and the final ``response`` object."""
+    """A choice's deltas → Responses events (streamed) and the final ``response`` object."""
 
     def __init__(self, answer: Answer, echo: dict[str, Any]) -> None:
         self.answer = answer
@@ -370,107 +373,106 @@ class ResponseFold:
             )
         return index, events
 
-    def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
-        """The events of one ``chat.completion.chunk``."""
-        if chunk.get("usage"):
-            u = chunk["usage"]
-            self.usage = {
-                "input_tokens": u["prompt_tokens"],
-                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-                "output_tokens": u["completion_tokens"],
-                "output_tokens_details": {"reasoning_tokens": u["completion_tokens_details"]["reasoning_tokens"]},
-                "total_tokens": u["total_tokens"],
-            }
+    def piece(self, chat: ChatStream, piece: CompletionPiece) -> list[dict[str, Any]]:
+        """The events of one engine piece, fed to the choice's ``chat`` stream."""
+        if piece.prompt_tokens is not None:
+            chat.prompt_tokens = piece.prompt_tokens
         events: list[dict[str, Any]] = []
-        for choice in chunk.get("choices", ()):
-            delta = choice.get("delta") or {}
-            reasoning = delta.get(self.answer.reasoning_field)
-            if reasoning:
-                if "reasoning" not in self.open:
-                    _, added = self._add(
-                        "reasoning",
-                        {
-                            "type": "reasoning",
-                            "id": "rs_" + _hex(),
-                            "summary": [],
-                            "content": [{"type": "reasoning_text", "text": ""}],
-                            "status": "in_progress",
-                        },
-                    )
-                    events += added
-                index = self.open["reasoning"]
-                self.items[index]["content"][0]["text"] += reasoning
-                events.append(
-                    self._event(
-                        "response.reasoning_text.delta",
-                        item_id=self.items[index]["id"],
-                        output_index=index,
-                        content_index=0,
-                        delta=reasoning,
-                    )
-                )
-            content = delta.get("content")
-            logprobs = _logprobs((choice.get("logprobs") or {}).get("content"))
-            if content:
+        if piece.text or piece.token_ids or piece.logprobs:
+            events += self.feed(chat, chat.feed_delta(piece.text, piece.token_ids, logprobs=piece.logprobs))
+        if piece.finish_reason is not None:
+            events += self.end(chat, piece.finish_reason, piece.completion_tokens)
+        return events
+
+    def end(self, chat: ChatStream, reason: str | None, completion_tokens: int | None = None) -> list[dict[str, Any]]:
+        """The events of the choice's last delta (the text its stream held back); the finish
+        reason and usage are kept for the response."""
+        events = self.feed(chat, chat.finish_delta(reason, completion_tokens=completion_tokens))
+        self.finish_reason = chat.finish_reason
+        u = chat.usage()
+        self.usage = {
+            "input_tokens": u["prompt_tokens"],
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": u["completion_tokens"],
+            "output_tokens_details": {"reasoning_tokens": u["completion_tokens_details"]["reasoning_tokens"]},
+            "total_tokens": u["total_tokens"],
+        }
+        return events
+
+    def _text(self, key: str, text: str, logprobs: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        """``text`` appended to the open reasoning or message item (opened first if none is)."""
+        events: list[dict[str, Any]] = []
+        if key not in self.open:
+            if key == "reasoning":
+                item = {
+                    "type": "reasoning",
+                    "id": "rs_" + _hex(),
+                    "summary": [],
+                    "content": [{"type": "reasoning_text", "text": ""}],
+                    "status": "in_progress",
+                }
+            else:
+                item = {
+                    "type": "message",
+                    "id": "msg_" + _hex(),
+                    "role": "assistant",
+                    "status": "in_progress",
+                    "content": [{"type": "output_text", "text": "", "annotations": [], "logprobs": []}],
+                }
+            events += self._add(key, item)[1]
+        index = self.open[key]
+        part = self.items[index]["content"][0]
+        part["text"] += text
+        if logprobs is None:
+            kind, extra = "response.reasoning_text.delta", {}
+        else:
+            part["logprobs"] += logprobs
+            kind, extra = "response.output_text.delta", {"logprobs": logprobs}
+        events.append(
+            self._event(kind, item_id=self.items[index]["id"], output_index=index, content_index=0, delta=text, **extra)
+        )
+        return events
+
+    def feed(self, chat: ChatStream, delta: Delta | None) -> list[dict[str, Any]]:
+        """The events of one delta of the choice's stream (its calls carry the ids ``chat``
+        sends; the logprobs it kept go with the text)."""
+        if delta is None or not (delta.reasoning or delta.content or delta.tool_calls):
+            return []
+        logprobs = _logprobs(chat.pending_logprobs())
+        events: list[dict[str, Any]] = []
+        if delta.reasoning:
+            events += self._text("reasoning", delta.reasoning, None)
+        if delta.content:
+            events += self._close("reasoning")
+            events += self._text("message", delta.content, logprobs)
+        for call in delta.tool_calls:
+            if call.name is not None:  # the call's first piece
                 events += self._close("reasoning")
-                if "message" not in self.open:
-                    _, added = self._add(
-                        "message",
-                        {
-                            "type": "message",
-                            "id": "msg_" + _hex(),
-                            "role": "assistant",
-                            "status": "in_progress",
-                            "content": [{"type": "output_text", "text": "", "annotations": [], "logprobs": []}],
-                        },
-                    )
-                    events += added
-                index = self.open["message"]
-                part = self.items[index]["content"][0]
-                part["text"] += content
-                part["logprobs"] += logprobs
+                events += self._close("call")
+                index, added = self._add(
+                    "call",
+                    {
+                        "type": "function_call",
+                        "id": "fc_" + _hex(),
+                        "call_id": call.id or "call_" + _hex(),
+                        "name": call.name,
+                        "arguments": "",
+                        "status": "in_progress",
+                    },
+                )
+                self.calls[call.index] = index
+                events += added
+            index = self.calls[call.index]
+            if call.arguments:
+                self.items[index]["arguments"] += call.arguments
                 events.append(
                     self._event(
-                        "response.output_text.delta",
+                        "response.function_call_arguments.delta",
                         item_id=self.items[index]["id"],
                         output_index=index,
-                        content_index=0,
-                        delta=content,
-                        logprobs=logprobs,
+                        delta=call.arguments,
                     )
                 )
-            for call in delta.get("tool_calls") or ():
-                function = call.get("function") or {}
-                if call["index"] not in self.calls:
-                    events += self._close("reasoning")
-                    events += self._close("call")
-                    index, added = self._add(
-                        "call",
-                        {
-                            "type": "function_call",
-                            "id": "fc_" + _hex(),
-                            "call_id": call.get("id") or "call_" + _hex(),
-                            "name": function.get("name") or "",
-                            "arguments": "",
-                            "status": "in_progress",
-                        },
-                    )
-                    self.calls[call["index"]] = index
-                    events += added
-                index = self.calls[call["index"]]
-                arguments = function.get("arguments") or ""
-                if arguments:
-                    self.items[index]["arguments"] += arguments
-                    events.append(
-                        self._event(
-                            "response.function_call_arguments.delta",
-                            item_id=self.items[index]["id"],
-                            output_index=index,
-                            delta=arguments,
-                        )
-                    )
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
         return events
 
     def finish(self) -> list[dict[str, Any]]:
@@ -494,20 +496,8 @@ class ResponseFold:
         )
         return events
 
-    def whole(self, chat: dict[str, Any]) -> dict[str, Any]:
-        """The ``response`` for a whole ``chat.completion`` (one atomic delta)."""
-        choice = chat["choices"][0]
-        message = choice["message"]
-        delta = {k: v for k, v in message.items() if k not in ("role", "tool_calls")}
-        delta["tool_calls"] = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or ())]
-        self.feed(
-            {
-                "choices": [
-                    {"delta": delta, "logprobs": choice.get("logprobs"), "finish_reason": choice["finish_reason"]}
-                ],
-                "usage": chat["usage"],
-            }
-        )
+    def whole(self) -> dict[str, Any]:
+        """The ``response`` once the choice finished (every item completed, no events)."""
         for key in list(self.open):
             self.items[self.open.pop(key)]["status"] = "completed"
         return self.response("incomplete" if self.finish_reason == "length" else "completed")
@@ -525,11 +515,16 @@ def _sse(event: dict[str, Any]) -> bytes:
 async def sse_events(fold: ResponseFold, source: AsyncIterator[CompletionPiece]) -> AsyncIterator[bytes]:
     for event in fold.start():
         yield _sse(event)
+    chat = fold.answer.stream(0)
     try:
-        async for chunk in stream_chunks(fold.answer, source):
-            for event in fold.feed(chunk):
-                yield _sse(event)
+        async with closing(source) as pieces:
+            async for piece in pieces:
+                for event in fold.piece(chat, piece):
+                    yield _sse(event)
     except Exception as exc:  # noqa: BLE001 - becomes the stream's error and response.failed
+        if chat.finish_reason is None:  # what the stream held back, before the failure
+            for event in fold.feed(chat, chat.finish_delta(None)):
+                yield _sse(event)
         for event in fold.fail(exc):
             yield _sse(event)
         return
@@ -538,4 +533,11 @@ async def sse_events(fold: ResponseFold, source: AsyncIterator[CompletionPiece])
 
 
 async def whole(fold: ResponseFold, source: AsyncIterator[CompletionPiece]) -> dict[str, Any]:
-    return fold.whole(await completion(fold.answer, source))
+    """The ``response`` of a non-streamed answer: the choice's atomic stream, fed each piece."""
+    chat = fold.answer.stream(0, atomic=True)
+    async with closing(source) as pieces:
+        async for piece in pieces:
+            fold.piece(chat, piece)
+    if chat.finish_reason is None:
+        raise APIError("the upstream did not finish choice 0", status=502)
+    return fold.whole()
