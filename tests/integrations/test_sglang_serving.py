@@ -117,3 +117,37 @@ def test_the_responses_path_builds_the_tool_parser_first_and_feeds_reasoning_fir
         method_of("tool_parser", "parse_stream_chunk")
     )
     assert ReasoningParser.__init__.__trisect__  # type: ignore[attr-defined]
+
+
+def _token_output(module: str, cls: str, reasoning: str | None, tools: str | None, **names: str) -> bool:
+    """What ``cls.__init__`` in the installed ``module`` sets ``self._token_output`` to (whether
+    SGLang parses the output from token ids itself) for these parser names: its own statements,
+    evaluated (the adapter itself needs the model's tokenizer and renderers)."""
+    init = _method(sg._installed(module), cls, "__init__")
+    scope: dict[str, object] = {"reasoning_parser": reasoning, "tool_call_parser": tools, **names}
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id == "parsers":
+                scope["parsers"] = eval(compile(ast.Expression(node.value), module, "eval"), scope)
+            if isinstance(target, ast.Attribute) and target.attr == "_token_output":
+                return bool(eval(compile(ast.Expression(node.value), module, "eval"), scope))
+    raise AssertionError(f"{cls}.__init__ no longer sets _token_output")
+
+
+def test_models_sglang_encodes_itself_leave_trisects_names_to_the_detectors() -> None:
+    """DeepSeek V4 / V4.1 and Inkling: SGLang renders the prompt with its own encoder and parses
+    the output from token ids only under its own parser names; under trisect's the text path
+    (the detectors) runs, the path ``sglang_serving`` drives."""
+    from sglang.srt.entrypoints.openai.chat_encoding_adapters import ADAPTER_OUTPUT_PARSERS
+
+    recipe = ("sglang.srt.entrypoints.openai.serving_deepseek_recipe", "DeepSeekRecipeChatEncodingAdapter")
+    inkling = ("sglang.srt.entrypoints.openai.serving_inkling", "InklingChatEncodingAdapter")
+    assert set(ADAPTER_OUTPUT_PARSERS) == {"dsv4", "dsv41"}
+    for spec, (reasoning_name, tool_name) in ADAPTER_OUTPUT_PARSERS.items():
+        names = {"reasoning_name": reasoning_name, "tool_name": tool_name}
+        trisect_names = (f"trisect_{spec.replace('dsv', 'deepseek_v')}",) * 2
+        assert _token_output(*recipe, reasoning_name, tool_name, **names)  # SGLang's own: token output
+        assert not _token_output(*recipe, *trisect_names, **names)
+    assert _token_output(*inkling, "inkling", "inkling")
+    assert not _token_output(*inkling, "trisect_inkling", "trisect_inkling")
