@@ -64,7 +64,7 @@ def _check(cid: str, fmt: str, tok: str | None, output: str, *, with_reasoning: 
         ("get_weather:3", "get_weather", "get_weather:3"),
         ("functions.a.b:1", "a.b", "functions.a.b:1"),
         (" functions.get_weather:0 ", "get_weather", "functions.get_weather:0"),
-        ("functions.get_weather:0x", "get_weather", "functions.get_weather:0"),
+        ("functions.get_weather:0x", "get_weather", "functions.get_weather:0x"),  # the id as written
         ("x:y:2", "x", "x:y:2"),
     ],
 )

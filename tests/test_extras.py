@@ -26,7 +26,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 EXTRAS: dict[str, list[str]] = PROJECT["optional-dependencies"]
-LOCAL = {p.stem for p in TESTS.rglob("*.py")} | {"support", "trisect"}
+LOCAL = {p.stem for p in TESTS.rglob("*.py")} | {p.parent.name for p in TESTS.rglob("__init__.py")} | {"trisect"}
 
 
 def _name(requirement: str) -> str:

@@ -4,8 +4,10 @@
   not a string, so not a name: the call is malformed (content; ``strict=True``:
   ``MalformedOutputError``), with no ``ValueError`` from Python's integer-conversion limit and no
   ``RecursionError``;
-* an integer-typed XML parameter, or a pythonic integer, of 4,301 digits: its value is the integer
-  as JSON text (leading zeros, ``+`` and underscores dropped, as ``int()`` would), whatever its size;
+* an integer-typed XML parameter of 4,301 digits is no integer ``json.loads`` reads: its value is
+  its text, a string (up to Python's limit it is the integer as JSON text: leading zeros, ``+`` and
+  underscores dropped, as ``int()`` would); a pythonic integer past the limit is a Python literal
+  Python itself cannot read: the call is malformed, its text is content;
 * a JSON number split across deltas is read by its grammar's state, never re-checked whole (its
   cost per digit is flat: ``bench/bench_layers.py``), with the grammar's verdict wherever it is cut.
 
@@ -14,11 +16,8 @@ Each runs whole (``parse``) and streamed (one delta, and a delta per 97 characte
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import sys
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -29,22 +28,6 @@ from trisect.engine.jsonscan import JsonScanner
 from trisect.message import MessageBuilder
 
 DIGITS = "1" * 4301
-
-
-@contextlib.contextmanager
-def _ints_of_any_size() -> Iterator[None]:
-    """Python's limit on integer digits (3.11+) lifted, so a value past it is compared as the
-    number it is."""
-    get = getattr(sys, "get_int_max_str_digits", None)
-    if get is None:
-        yield
-        return
-    limit = get()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(limit)
 
 
 DEEP = "[" * 1200 + "]" * 1200
@@ -107,30 +90,45 @@ def test_every_json_envelope_family_survives_a_huge_name(fmt: str) -> None:
         assert msg.tool_calls == ()
 
 
+LIMIT = "1" * 4300  # the most digits Python converts by default (sys.get_int_max_str_digits())
+
+
 @pytest.mark.parametrize(
     ("raw", "want"),
-    [("0" + DIGITS, DIGITS), ("+" + DIGITS, DIGITS), ("-000" + DIGITS, "-" + DIGITS), ("+0", "0"), ("-00", "0")],
+    [("0" + LIMIT, LIMIT), ("+" + LIMIT, LIMIT), ("-000" + LIMIT, "-" + LIMIT), ("+0", "0"), ("-00", "0")],
 )
-def test_an_integer_parameter_of_any_size(raw: str, want: str) -> None:
+def test_an_integer_parameter_up_to_pythons_limit(raw: str, want: str) -> None:
     parser = Parser(None, "qwen3_coder")
     text = f"<tool_call>\n<function=f>\n<parameter=n>\n{raw}\n</parameter>\n</function>\n</tool_call>"
     msg = _all_views(parser, text, tools=[INT_TOOL])
     assert [c.name for c in msg.tool_calls] == ["f"]
     assert msg.tool_calls[0].arguments == '{"n": ' + want + "}"
-    with _ints_of_any_size():
-        assert json.loads(msg.tool_calls[0].arguments)["n"] == int(want)
+    assert json.loads(msg.tool_calls[0].arguments)["n"] == int(want)
 
 
-@pytest.mark.parametrize(
-    ("raw", "want"), [("1_" + DIGITS, "1" + DIGITS), ("-" + DIGITS, "-" + DIGITS), ("0", "0"), ("-0", "0")]
-)
-def test_a_pythonic_integer_of_any_size(raw: str, want: str) -> None:
+@pytest.mark.parametrize("raw", ["0" + DIGITS, "+" + DIGITS, "-" + DIGITS])
+def test_an_integer_parameter_past_pythons_limit_is_its_text(raw: str) -> None:
+    """The value is no integer the standard library reads: the raw text stays a string."""
+    parser = Parser(None, "qwen3_coder")
+    text = f"<tool_call>\n<function=f>\n<parameter=n>\n{raw}\n</parameter>\n</function>\n</tool_call>"
+    msg = _all_views(parser, text, tools=[INT_TOOL])
+    assert [json.loads(c.arguments) for c in msg.tool_calls] == [{"n": raw}]
+
+
+@pytest.mark.parametrize(("raw", "want"), [("1_" + LIMIT[1:], LIMIT), ("-" + LIMIT, "-" + LIMIT), ("-0", "0")])
+def test_a_pythonic_integer_up_to_pythons_limit(raw: str, want: str) -> None:
     parser = Parser(None, "pythonic")
-    text = f"[f(n={raw})]"
+    msg = _all_views(parser, f"[f(n={raw})]")
+    assert [json.loads(c.arguments) for c in msg.tool_calls] == [{"n": int(want)}]
+
+
+@pytest.mark.parametrize("raw", ["1_" + DIGITS, "-" + DIGITS])
+def test_a_pythonic_integer_past_pythons_limit_is_no_literal(raw: str) -> None:
+    """ast.literal_eval refuses it as json.loads would: the call is malformed, its text content."""
+    parser = Parser(None, "pythonic")
+    text = f"Sure. [f(n={raw})]"
     msg = _all_views(parser, text)
-    assert [c.name for c in msg.tool_calls] == ["f"]
-    assert json.loads(msg.tool_calls[0].arguments.replace(want, "0")) == {"n": 0}
-    assert want in msg.tool_calls[0].arguments
+    assert msg.tool_calls == () and msg.content == text
 
 
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

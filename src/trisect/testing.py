@@ -35,15 +35,19 @@ from __future__ import annotations
 import codecs
 import json
 import random
+import re
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .engine.spec import FormatSpec
 from .engine.trace import Span
+from .engine.tracker import valid_unicode
+from .errors import MalformedOutputError
 from .message.fold import fold
-from .message.types import Delta, Message, MessageBuilder
+from .message.types import Delta, Message, MessageBuilder, ToolCall
 from .parser import Parser
 
 __all__ = [
@@ -52,7 +56,9 @@ __all__ = [
     "check_case",
     "check_chunks",
     "check_copies",
+    "check_ids_agree",
     "check_nothing_lost",
+    "check_output",
     "check_truncations",
     "engine_deltas",
     "load_cases",
@@ -70,7 +76,7 @@ class Case:
 
     id: str
     output: str
-    expected: Mapping[str, Any]
+    expected: Mapping[str, Any] | None  # None: no expected message (``check_output``)
     reasoning: str | None = None
     tools_format: str | None = None
     tools: list[Mapping[str, Any]] | None = None
@@ -241,6 +247,8 @@ def _markers(parser: Parser) -> list[str]:
 
 def _check_message(case: Case, msg: Message, markers: list[str], run: str) -> None:
     exp = case.expected
+    if exp is None:
+        return
     problems = []
     if msg.reasoning != (exp.get("reasoning") or None):
         problems.append(f"reasoning {msg.reasoning!r} != expected {exp.get('reasoning')!r}")
@@ -340,7 +348,7 @@ def _agrees(
                 call["id"] = call["id"] if call["id"] and not call["id"].startswith("call_") else "call_#"
     if got != want:
         raise CaseFailure(f"[{case.id}] {run}: stream {_view(msg)} != parse() {_view(reference)}")
-    if expected:
+    if expected and case.expected is not None:
         _check_message(case, msg, _markers(parser), run)
 
 
@@ -423,6 +431,189 @@ def check_case(
     return runs
 
 
+# ---------------------------------------------------------------------- any output
+
+
+def check_ids_agree(parser: Parser, text: str | None, token_ids: Sequence[int], **options: Any) -> Message:
+    """Text with its token ids and the ids alone tell one story: ``parse(text, token_ids)`` (the
+    engine's text, special tokens included) equals ``parse(None, token_ids)`` (trisect
+    detokenizes), and so do both streamed one token per delta. ``text`` ``None``: the ids'
+    own text (``engine_deltas``). Raises ``CaseFailure``; returns the message."""
+    tok = parser.vocab.tokenizer if parser.vocab is not None else None
+    if tok is None:
+        raise ValueError("check_ids_agree needs a Parser with a tokenizer")
+    ids = list(token_ids)
+    deltas = engine_deltas(tok, ids, [1] * len(ids))
+    if text is None:
+        text = "".join(t for t, _i in deltas)
+    request = {**options, "id_factory": _fixed_id}
+    with_text = parser.parse(text, token_ids=ids, **request)
+    alone = parser.parse(None, token_ids=ids, **request)
+    if _view(alone) != _view(with_text):
+        raise CaseFailure(f"parse(ids alone) {_view(alone)} != parse(text, ids) {_view(with_text)}")
+    rest = {k: v for k, v in options.items() if k not in ("tools", "id_factory")}
+    case = Case(id="ids", output=text, expected=None, tools=options.get("tools"), options=rest, truncated=True)
+    for kind, chunks in (("text", [(t, i) for t, i in deltas]), ("ids-alone", [(None, i) for _t, i in deltas if i])):
+        for atomic in (True, False):
+            check_chunks(case, parser, chunks, f"per-token+{kind}", reference=with_text, atomic=atomic)
+    return with_text
+
+
+def check_output(
+    parser: Parser,
+    output: str | None,
+    token_ids: Sequence[int] | None = None,
+    *,
+    seed: int = 0,
+    cuts: int = 8,
+    **options: Any,
+) -> int:
+    """The streaming contract on any output, with no expected message (a model's real output, a
+    fuzzer's mutation): ``parse()`` returns calls whose arguments load with the standard
+    library's ``json.loads`` as an object, and ``strict=True`` either returns the same message or
+    raises ``MalformedOutputError``; ``check_nothing_lost`` holds; streams cut whole, per
+    character, at ``cuts`` random points and in ``cuts`` random groupings, and copied at ``cuts``
+    random points, equal ``parse()`` (aborted calls dropped) and consume the same spans, with
+    well-formed deltas. With ``token_ids`` (and a tokenizer on the parser), ``check_ids_agree``
+    and the same streams fed as an engine sends them (one token, random groups, hold-back).
+    ``output`` ``None``: ids only. Raises ``CaseFailure``; returns the number of runs."""
+    rng = random.Random(seed)
+    tools = options.get("tools")
+    request = {k: v for k, v in options.items() if k not in ("tools", "id_factory")}
+    runs = 0
+    if output is not None:
+        case = Case(id="output", output=output, expected=None, tools=tools, options=request, truncated=True)
+        req = {**case.request(), "id_factory": _fixed_id}
+        reference = parser.parse(output, **req)
+        _sound(case, reference, output)
+        try:
+            strict = parser.parse(output, **{**req, "strict": True})
+        except MalformedOutputError:
+            pass
+        else:
+            if _view(strict) != _view(reference):
+                raise CaseFailure(f"strict=True returned {_view(strict)} != parse() {_view(reference)}")
+        spans = _consumed(case, parser, output, None, "text")
+        n = len(output)
+        chunkings: list[tuple[str, list[tuple[str | None, list[int] | None]]]] = [("whole", [(output, None)])]
+        if n <= PER_CHAR_LIMIT:
+            chunkings.append(("per-char", _char_chunks(output)))
+        for k in range(cuts if n > 1 else 0):
+            p = rng.randrange(1, n)
+            chunkings.append((f"split@{p}", [(output[:p], None), (output[p:], None)]))
+            chunkings.append((f"groups#{k}", [(piece, None) for piece in _random_pieces(output, rng)]))
+        for label, chunks in chunkings:
+            for atomic in (True, False):
+                check_chunks(
+                    case,
+                    parser,
+                    chunks,
+                    f"{label}/{'atomic' if atomic else 'incremental'}",
+                    reference=reference,
+                    atomic=atomic,
+                    spans=spans,
+                )
+                runs += 1
+        for _ in range(cuts if n > 1 else 0):
+            _check_copy(case, parser, reference, rng.randrange(0, n + 1), rng)
+            runs += 1
+    if token_ids is None:
+        return runs
+    vocab = parser.vocab
+    if vocab is None:
+        raise ValueError("check_output with token ids needs a Parser with a tokenizer")
+    ids = list(token_ids)
+    tok = vocab.tokenizer
+    reference = check_ids_agree(parser, output, ids, **options)
+    text = output if output is not None else "".join(t for t, _i in engine_deltas(tok, ids, [1] * len(ids)))
+    case = Case(id="ids", output=text, expected=None, tools=tools, options=request, truncated=True)
+    _sound(case, reference, text)
+    spans = _consumed(case, parser, text, ids, "ids")
+    groupings = [[1] * len(ids)]
+    for _ in range(max(1, cuts // 2)):
+        sizes: list[int] = []
+        while sum(sizes) < len(ids):
+            sizes.append(rng.randint(1, 8))
+        groupings.append(sizes)
+    for sizes in groupings:
+        deltas = engine_deltas(tok, ids, sizes)
+        held = [(t, (deltas[k + 1][1] if k + 1 < len(deltas) else [])) for k, (t, _i) in enumerate(deltas)]
+        if held:
+            held[0] = (held[0][0], deltas[0][1] + held[0][1])
+        runs_of: list[tuple[str, list[tuple[str | None, list[int] | None]], list[Span] | None]] = [
+            ("text", [(t, i) for t, i in deltas], spans),
+            ("ids-alone", [(None, i) for _t, i in deltas if i], None),
+            ("holdback", [(t, i) for t, i in held], spans),
+        ]
+        for kind, chunks, want in runs_of:
+            for atomic in (True, False):
+                check_chunks(
+                    case,
+                    parser,
+                    chunks,
+                    f"groups{sizes[:4]}+{kind}/{'atomic' if atomic else 'incremental'}",
+                    reference=reference,
+                    atomic=atomic,
+                    spans=want,
+                )
+                runs += 1
+    return runs
+
+
+PER_CHAR_LIMIT = 4096
+"""``check_output`` feeds outputs up to this long one character per delta (longer ones in random
+pieces only: an oversized value costs its length in feeds per run otherwise)."""
+
+
+def _random_pieces(text: str, rng: random.Random) -> list[str]:
+    pieces, i = [], 0
+    while i < len(text):
+        k = rng.choice((1, 1, 2, 3, 5, 8, 16, 64))
+        pieces.append(text[i : i + k])
+        i += k
+    return pieces
+
+
+def _sound(case: Case, msg: Message, output: str) -> None:
+    """A returned message is well-formed whatever the output: every call's arguments load with
+    the standard library's ``json.loads`` as an object, names and ids are strings a client can
+    send back (valid Unicode), an unfinished call's text ends the output."""
+    for call in msg.tool_calls:
+        try:
+            args = json.loads(call.arguments)
+        except (ValueError, RecursionError) as exc:
+            raise CaseFailure(
+                f"[{case.id}] call {call.name!r}: json.loads rejects its arguments ({exc!r:.80})"
+            ) from exc
+        if not isinstance(args, dict):
+            raise CaseFailure(f"[{case.id}] call {call.name!r}: arguments are not an object: {call.arguments!r:.80}")
+        for label, value in (("name", call.name), ("id", call.id)):
+            if not isinstance(value, str) or not value or not valid_unicode(value):
+                raise CaseFailure(f"[{case.id}] call {label} {value!r} is not a non-empty, valid Unicode string")
+    unfinished = msg.unfinished_call
+    if unfinished is not None and not output.endswith(unfinished.text):
+        raise CaseFailure(f"[{case.id}] the unfinished call's text {unfinished.text!r:.80} does not end the output")
+
+
+def _check_copy(case: Case, parser: Parser, reference: Message, p: int, rng: random.Random) -> None:
+    """A stream fed ``output[:p]`` in random pieces, copied, and both fed the rest: both end
+    equal to ``parse()``."""
+    output = case.output
+    for atomic in (True, False):
+        stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **case.request())
+        sent = MessageBuilder()
+        for piece in _random_pieces(output[:p], rng):
+            sent.add(stream.feed(piece))
+        fork, got = stream.copy(), _fork(sent)
+        sent.add(stream.feed(output[p:]))
+        sent.add(stream.finish())
+        got.add(fork.feed(output[p:]))
+        got.add(fork.finish())
+        tag = f"copy@{p}/{'atomic' if atomic else 'incremental'}"
+        _agrees(case, parser, got.message(), reference, tag, expected=False, renumbered=not atomic)
+        _agrees(case, parser, sent.message(), reference, tag + "/original", expected=False, renumbered=not atomic)
+
+
 # ---------------------------------------------------------------------- nothing lost
 
 
@@ -458,14 +649,30 @@ def _consumed(case: Case, parser: Parser, text: str | None, ids: Sequence[int] |
     the engine consumed of it."""
     msg, spans = _traced(parser, case.request(), text, ids)
     output = case.output if text is None else text
-    problems = losses(output, msg, spans, content_prefix=parser.spec.content_prefix)
+    spec = parser.spec
+    problems = losses(
+        output, msg, spans, content_prefix=spec.content_prefix, markers=_all_markers(spec), words=structure_words(spec)
+    )
     if problems:
         raise CaseFailure(f"[{case.id}] nothing-lost/{run}: " + "; ".join(problems))
     return spans
 
 
-def losses(output: str, msg: Message, spans: Sequence[Span], *, content_prefix: str = "") -> list[str]:
-    """What ``check_nothing_lost`` finds wrong with one parsed output (empty: nothing)."""
+def losses(
+    output: str,
+    msg: Message,
+    spans: Sequence[Span],
+    *,
+    content_prefix: str = "",
+    markers: Sequence[str] = (),
+    words: Collection[str] | None = None,
+) -> list[str]:
+    """What ``check_nothing_lost`` finds wrong with one parsed output (empty: nothing).
+
+    With ``words`` (``structure_words`` of the format), the text inside a call and inside a
+    message header counts as consumed only where something carries it: each word of a call's
+    text, once the format's ``markers`` are taken out, is in the call's name, id or arguments
+    (a key, a value) or is a word of the format's markup; a header's words are markup."""
     n = len(output)
     covered = bytearray(n)
     for span in spans:
@@ -492,6 +699,8 @@ def losses(output: str, msg: Message, spans: Sequence[Span], *, content_prefix: 
             + (f"; {''.join(sorted(extra.elements()))!r} in a field is not in the output" if extra else "")
             + ("" if missing or extra else "; a field's text is out of order")
         )
+    if words is not None:
+        problems += _uncarried(output, msg, spans, markers, words)
     for span in spans:
         if span.kind == "label":
             before = output[: span.start].rstrip()
@@ -507,6 +716,88 @@ def losses(output: str, msg: Message, spans: Sequence[Span], *, content_prefix: 
                     f"envelope: the block at {span.start}-{span.end} holds no call and part of its text is content, "
                     f"but its markers {markers} were consumed"
                 )
+    return problems
+
+
+_WORD = re.compile(r"[^\W_]+")
+# markup inside a call's text that carries nothing: an escape (JSON / Python / XML entity), a call's
+# identity attribute with its value (an id or index the model numbers calls with; the call's type),
+# and the name of a key or attribute (a word right before "=" or '":'); what the key holds is
+# checked as any other text
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)|&#?\w+;", re.DOTALL)
+_IDENTITY = re.compile(r"""(?i)\b(?:id|index|type)(?:\s*=\s*|["']\s*:\s*)["']?[\w.-]*""")
+_KEY = re.compile(r"""[\w-]+(?=\s*=|["']\s*:)""")
+STRUCTURE_WORDS = frozenset(
+    # markup words the registered formats' codecs and call headers read as structure: JSON and
+    # Python literals; the string flag of XML-style parameters (DSML's string="true"); a call's
+    # type word; a value's JSON Schema type (K2 Horizon's <ifm|arg_type>); the names of an
+    # arguments wrapper (DSML's unwrapped "arguments" / "input");
+    # Gemma's string quote <escape>; Kimi K2's id prefix "functions."; Harmony's call header
+    # (role, channel, recipient namespace, content type)
+    """name string true false null none json function functions arguments parameters input escape
+    assistant analysis commentary final to code constrain integer number boolean object array""".split()
+)
+"""The markup words of every format, besides each format's marker words (``structure_words``)."""
+
+
+def structure_words(spec: FormatSpec) -> frozenset[str]:
+    """The words a call's markup may hold that no field carries, besides key and attribute
+    names: the words of the format's markers and ``STRUCTURE_WORDS`` (case-folded)."""
+    words = set(STRUCTURE_WORDS)
+    for marker in _all_markers(spec):
+        words.update(w.casefold() for w in _WORD.findall(marker))
+    return frozenset(words)
+
+
+def _all_markers(spec: FormatSpec) -> list[str]:
+    """Every marker string of the format, longest first."""
+    return sorted({s for values in spec.terminals.values() for s in values if s}, key=len, reverse=True)
+
+
+def _carried(call: ToolCall) -> str:
+    """What a returned call carries, case-folded: its name, id, arguments text, keys and values."""
+    parts = [call.name, call.id, call.arguments]
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                parts.append(k)
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        else:
+            parts.append(value if isinstance(value, str) else json.dumps(value))
+
+    try:
+        walk(json.loads(call.arguments))
+    except (ValueError, RecursionError):
+        pass  # not JSON: the other checks report it
+    return "\0".join(parts).casefold()
+
+
+def _uncarried(
+    output: str, msg: Message, spans: Sequence[Span], markers: Sequence[str], words: Collection[str]
+) -> list[str]:
+    """The words inside returned calls that nothing carries (see ``losses``)."""
+    unfinished = msg.unfinished_call
+    tail = len(output) - len(unfinished.text) if unfinished is not None else len(output)
+    calls = [s for s in spans if s.kind == "call" and s.start < tail]
+    if len(calls) != len(msg.tool_calls):
+        return [f"call: {len(msg.tool_calls)} calls returned, {len(calls)} consumed"]
+    problems = []
+    for span, call in zip(calls, msg.tool_calls, strict=True):
+        text = output[span.start : span.end]
+        for marker in markers:
+            if marker in text:
+                text = text.replace(marker, " ")
+        text = _KEY.sub(" ", _IDENTITY.sub(" ", _ESCAPE.sub(" ", text)))
+        blob = _carried(call)
+        missing = [w for w in _WORD.findall(text) if w.casefold() not in words and w.casefold() not in blob]
+        if missing:
+            problems.append(
+                f"call: {missing} of the call at {span.start}-{span.end} is in neither its name nor its arguments"
+            )
     return problems
 
 
@@ -625,7 +916,7 @@ def check_truncations(case: Case, *, nothing_lost: bool = True, cuts: Container[
     if case.truncated:
         raise ValueError("check_truncations needs a complete case")
     parser = case.parser(with_tokenizer=case.tokenizer is not None)
-    want = [(c["name"], c.get("arguments", {})) for c in case.expected.get("tool_calls") or []]
+    want = [(c["name"], c.get("arguments", {})) for c in (case.expected or {}).get("tool_calls") or []]
     spec = parser.spec
     call_enders = tuple({m for (_s, t), r in spec.table.items() if r.follow_end for m in spec.terminals[t]}) or ("\0",)
     runs = 0

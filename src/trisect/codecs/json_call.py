@@ -179,13 +179,18 @@ class JsonEnvelope:
     of ``name_keys`` / ``args_keys`` present counts; an ``id_keys`` key counts only before the
     name) and ``list_opener``: the call's opening marker may carry the ``[`` of the list around
     it (xLAM's ``[{``), which is skipped. ``requires_args``: an object without an arguments key is
-    not a call (Llama's ``{"name": "Bob"}`` in prose); otherwise its arguments are ``{}``."""
+    not a call (Llama's ``{"name": "Bob"}`` in prose); otherwise its arguments are ``{}``.
+    ``ignored_keys``: keys that carry nothing a message holds: by default a call's ``id`` and
+    ``type`` (``"function"``) as OpenAI-shaped calls write them (Llama's docs show the type). Any
+    other key (a second name or arguments key, a misspelt one)
+    makes the object unreadable: it is not a call, so no text of it is lost."""
 
     name_keys: tuple[str, ...] = ("name",)
     args_keys: tuple[str, ...] = ("arguments", "parameters")
     id_keys: tuple[str, ...] = ()
     list_opener: bool = False
     requires_args: bool = False
+    ignored_keys: tuple[str, ...] = ("id", "type")
 
     @property
     def grammar(self) -> ArgSyntax | str:
@@ -213,6 +218,7 @@ class JsonEnvelopeCodec(Codec):
         self._id_keys = options.id_keys
         self._skip_list = options.list_opener
         self._requires_args = options.requires_args
+        self._ignored_keys = options.ignored_keys
         self._held_name: str | None = None  # the name, until an arguments key makes it a call (requires_args)
         self._state = _OPEN
         self._scanner = JsonScanner()
@@ -334,7 +340,6 @@ class JsonEnvelopeCodec(Codec):
         return i
 
     def _begin_value(self, c: str) -> None:
-        self._scanner = JsonScanner()
         self._raw = []
         key = self._key
         if key in self._name_keys and self.name is None and self._held_name is None:
@@ -356,8 +361,15 @@ class JsonEnvelopeCodec(Codec):
             else:
                 self.failed = True
                 return
+        elif key in self._id_keys or key in self._ignored_keys:
+            self._role = "skip"  # the family's markup: carries nothing (an id after the name is not streamed)
         else:
-            self._role = "skip"
+            # a key the family does not write (a second name or arguments key, a misspelt one): the
+            # body does not read, and its text would be lost
+            self.failed = True
+            return
+        # only the arguments are held to json.loads: a name or id that is no string is no name or id
+        self._scanner = JsonScanner(loadable=self._role in ("args", "enc"))
         self._state = _INVALUE
 
     def _value_text(self, s: str, i: int, end: int) -> int:

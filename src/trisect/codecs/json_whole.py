@@ -6,7 +6,7 @@ C. They read only the plain shape, where no rule of the codec has anything to de
 object; an envelope whose keys are each one of its name, arguments and id keys, once, the id (if
 any) before the name, the name a non-empty string, the arguments an object or ``null``. Anything
 else (another key, a key twice, a string of arguments, ``NaN``, an integer past Python's digit
-limit, nesting past the recursion limit, invalid or unfinished JSON) is ``None``, and the codec
+limit, nesting past the codec's ``MAX_DEPTH``, invalid or unfinished JSON) is ``None``, and the codec
 reads the text itself, so its rules decide and where it stops is its own.
 
 The arguments are the span of text the model wrote, never a re-serialised value: byte for byte
@@ -22,6 +22,8 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any, cast
+
+from ..engine.jsonscan import MAX_DEPTH
 
 _WS = " \t\r\n"
 # ``match`` of a pattern that matches the empty string never returns ``None``
@@ -46,6 +48,13 @@ _scan_string = cast(Callable[[str, int], tuple[str, int]], json.decoder.scanstri
 _REFUSED = (_NotPlain, ValueError, RecursionError, StopIteration)
 
 
+def _shallow(text: str, i: int, j: int) -> bool:
+    """``text[i:j]`` cannot nest deeper than the codec's scanner accepts (``MAX_DEPTH``, below
+    what the C decoder takes): one C-level count per bracket; deeper text is the codec's to
+    decide."""
+    return text.count("[", i, j) + text.count("{", i, j) < MAX_DEPTH
+
+
 def _skip(text: str, i: int) -> int:
     """The index after the JSON whitespace at ``i`` (most often none, or one space)."""
     if i < len(text) and text[i] in _WS:
@@ -65,7 +74,7 @@ def read_object(text: str, i: int, n: int) -> tuple[int, str] | None:
     except _REFUSED:
         return None
     del _value  # one copy of the arguments at a time
-    return (j, text[i:j]) if j <= n else None
+    return (j, text[i:j]) if j <= n and _shallow(text, i, j) else None
 
 
 def read_envelope(
@@ -111,7 +120,7 @@ def _envelope(
         elif key in args_keys and args is None:
             if first == "n" and value is None:
                 args = "{}"
-            elif first == "{":
+            elif first == "{" and _shallow(text, i, j):
                 del value  # one copy of the arguments at a time
                 args = text[i:j]
             else:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
-from ..engine.jsonscan import run_matcher
+from ..engine.jsonscan import loads_as_integer, run_matcher
 from ..engine.value import Value, as_bool, as_int, as_items, as_pieces, as_str, as_strs, as_tuple
 from .base import Codec, integer_text
 
@@ -454,8 +454,11 @@ class PythonicCallCodec(Codec):
                     self._fail()
                     return
                 self._write(json.dumps(value))
-            else:
+            elif loads_as_integer(plain.lstrip("+")):
                 self._write(integer_text(plain))
+            else:  # more digits than Python converts (json.loads and ast.literal_eval alike)
+                self._fail()
+                return
         self._value_done()
 
     # strings -------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
-from ..engine.jsonscan import JsonScanner
+from ..engine.jsonscan import JsonScanner, loads_as_integer
 from ..errors import ToolSchemaError
 from .base import integer_text
 
@@ -148,14 +148,12 @@ def typed_value(raw: str, types: tuple[str, ...]) -> str:
 def _as_type(raw: str, kind: str) -> str | None:
     value = raw.strip()
     if kind == "integer":
-        if _INTEGER.match(value):
-            return value
-        if _loose_int.match(value):
-            return integer_text(value)
-        return None
+        text = value if _INTEGER.match(value) else integer_text(value) if _loose_int.match(value) else None
+        # an integer json.loads refuses (too many digits) is no integer here: the value stays text
+        return text if text is not None and loads_as_integer(text) else None
     if kind == "number":
         if _NUMBER.match(value):
-            return value
+            return value if not _INTEGER.match(value) or loads_as_integer(value) else None
         try:
             number = float(value)
         except ValueError:

@@ -42,7 +42,9 @@ from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str
 from .base import Codec
 from .schema import declared_types, parameter_schema, streams_as_string, typed_value
 
-_IDLE, _KEY, _VALUE, _AWAIT = 0, 1, 2, 3  # _AWAIT: the key is complete, the value marker is not yet seen
+# _AWAIT: the key is complete, the value marker is not yet seen; _CLOSER: the closer's own key
+# (``closer_key``: ``</KEY>``) is being read; _BETWEEN: inside an element between key and value
+_IDLE, _KEY, _VALUE, _AWAIT, _CLOSER, _BETWEEN = 0, 1, 2, 3, 4, 5
 _WS = " \t\r\n"
 JSON_TEXT = ("json",)  # pseudo-types: the value is JSON text whatever its kind
 
@@ -61,8 +63,11 @@ class XmlParams:
     """The options of ``XmlParamsCodec`` (see the module docstring), and its factory.
 
     ``param_start`` / ``param_end`` / ``key_marker`` / ``value_start`` are terminal names of
-    the format; ``key_end`` is text. ``style``: the xgrammar argument style of this syntax, or
-    ``None`` when none writes it."""
+    the format; ``key_end`` is text. ``closer_key``: the closer names its parameter (MiniMax-M3's
+    ``</KEY>``: the ``param_end`` terminal is ``</``), and that name must be the parameter's.
+    ``between``: (opener, closer) terminals of elements written between a key and its value
+    whose text is formatting (K2 Horizon's ``<ifm|arg_type>``). ``style``: the xgrammar argument
+    style of this syntax, or ``None`` when none writes it."""
 
     param_start: str
     param_end: str
@@ -73,6 +78,8 @@ class XmlParams:
     value_start: str | None = None
     unwrap: tuple[str, ...] = ()
     style: str | None = None
+    closer_key: bool = False
+    between: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.trim not in TRIMS:
@@ -102,6 +109,10 @@ class XmlParamsCodec(Codec):
         self._key_marker = options.key_marker
         self._value_start = options.value_start
         self._unwrap = options.unwrap
+        self._closer_key = options.closer_key
+        self._between = dict(options.between)  # opener -> closer
+        self._between_end = ""  # the closer of the element being read (_BETWEEN)
+        self._last_key = ""  # the key of the parameter that ended last (``closer_key``)
         self._tool: str | None = None  # the tool's name, once known (set_name)
         self._held: tuple[str, str | None] | None = None  # unwrap candidate: (key, value text once complete)
         self._pending_key = ""
@@ -123,7 +134,8 @@ class XmlParamsCodec(Codec):
 
     def _own_value(self) -> Value:
         """``(tool name, held unwrap candidate, pending key, state, key text, value text, streaming,
-        types, first character seen, parameters, keys)``; the tool's schema is read again from
+        types, first character seen, parameters, keys, closer of the element between key and value,
+        last key)``; the tool's schema is read again from
         the request's tools by name."""
         held = None if self._held is None else (self._held[0], self._held[1])
         return (
@@ -138,10 +150,26 @@ class XmlParamsCodec(Codec):
             self._seen_start,
             self._count,
             tuple(sorted(self._keys)),
+            self._between_end,
+            self._last_key,
         )
 
     def _load_own(self, value: Value) -> None:
-        tool, held, pending_key, state, key, text, streaming, types, seen_start, count, keys = as_tuple(value, 11)
+        (
+            tool,
+            held,
+            pending_key,
+            state,
+            key,
+            text,
+            streaming,
+            types,
+            seen_start,
+            count,
+            keys,
+            between_end,
+            last_key,
+        ) = as_tuple(value, 13)
         if tool is not None:
             self.set_name(as_str(tool))
         if held is not None:
@@ -156,6 +184,8 @@ class XmlParamsCodec(Codec):
         self._seen_start = as_bool(seen_start)
         self._count = as_int(count)
         self._keys = set(as_strs(keys))
+        self._between_end = as_str(between_end)
+        self._last_key = as_str(last_key)
 
     @property
     def in_value(self) -> bool:
@@ -209,19 +239,49 @@ class XmlParamsCodec(Codec):
             elif self._state == _VALUE:
                 self._value_text(s, i, end)
                 return end
+            elif self._state == _BETWEEN:
+                return end  # the element's text is formatting
+            elif self._state == _CLOSER:
+                cut = s.find(self._key_end, i, end)
+                self._key.append(s[i:end] if cut < 0 else s[i:cut])
+                if cut < 0:
+                    return end
+                if "".join(self._key).strip() != self._last_key:
+                    self.failed = True  # </other> closes no open parameter
+                    return end
+                self._state = _IDLE
+                i = cut + len(self._key_end)
             else:
-                return end  # whitespace or junk between parameters is formatting
+                # between parameters only whitespace is formatting: other text there (a broken
+                # marker, a stray word) is a body that does not read, not text to drop
+                if skip_lead(s, i, end, _WS) < end:
+                    self.failed = True
+                return end
         return end
 
     def marker(self, terminal: str) -> None:
         if self.failed:
             return
-        if terminal == self._param_start:
+        if self._state == _CLOSER:  # a closer's name left without its ">": it must still be the key
+            self._close_closer()
+            if self.failed:
+                return
+        if terminal in self._between or terminal == self._between_end:
+            if terminal in self._between and self._state == _AWAIT:
+                self._state, self._between_end = _BETWEEN, self._between[terminal]
+            elif terminal == self._between_end and self._state == _BETWEEN:
+                self._state, self._between_end = _AWAIT, ""
+            else:
+                self.failed = True  # an element between key and value, out of place
+        elif terminal == self._param_start:
             if self._state == _VALUE:
                 self._end_value()  # a parameter left open: the next one closes it
             elif self._state == _AWAIT:  # a key without a value: the value is empty
                 self._begin_value(self._pending_key)
                 self._end_value()
+            elif self._state == _KEY:
+                self.failed = True  # a key never ended: its text would be lost
+                return
             self._state = _KEY
             self._key = []
         elif terminal == self._param_end:
@@ -229,8 +289,13 @@ class XmlParamsCodec(Codec):
                 self._begin_value("".join(self._key))
             elif self._state == _AWAIT:
                 self._begin_value(self._pending_key)
+            elif self._state == _IDLE:
+                self.failed = True  # a closer with no parameter open: its opener is broken or missing
+                return
             if self._state == _VALUE:
                 self._end_value()
+                if self._closer_key:
+                    self._state, self._key = _CLOSER, []
         elif terminal == self._key_marker:
             if self._state == _KEY:
                 self._key_done("".join(self._key))
@@ -257,6 +322,7 @@ class XmlParamsCodec(Codec):
             self.failed = True
             return
         self._keys.add(key)
+        self._last_key = key
         if types is None:
             types = declared_types(parameter_schema(self._params, key))
         self._types = types
@@ -350,10 +416,19 @@ class XmlParamsCodec(Codec):
         self._held = None
         self._emit("{" + _quote(key) + ": " + (text or '""'))
 
+    def _close_closer(self) -> None:
+        if "".join(self._key).strip() not in ("", self._last_key):
+            self.failed = True
+        self._state = _IDLE
+
     def _unfinished(self) -> None:
         """The call ended: the open parameter ends with it (a key still being read: unfinished)."""
         if self._state == _KEY:
             return
+        if self._state == _CLOSER:
+            self._close_closer()
+            if self.failed:
+                return
         if self._state == _AWAIT:
             self._begin_value(self._pending_key)
         if self._state == _VALUE:
@@ -370,6 +445,29 @@ class XmlParamsCodec(Codec):
 
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')  # what a JSON string escapes (non-ASCII stays as is)
 _ESCAPE_CHUNK = 1 << 16
+
+
+# An attribute: a name (where a name can begin: the lookbehind keeps the scan linear, as no match
+# is tried from inside a name), "=", a value in double or single quotes or bare (up to a space,
+# a quote or ">"). Without the lookbehind every position inside a long name would start a match
+# that reads to the name's end: quadratic in the name's length.
+_ATTRIBUTE = re.compile(r"""(?<![\w.-])([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+def attribute_pairs(text: str) -> list[tuple[str, str, str]]:
+    """The ``name=value`` attributes of an element's header, in order, as ``(name, quote,
+    value)``: ``quote`` is ``"``, ``'`` or ``""`` (bare), the value as written (each format
+    unescapes it its own way and decides which quotes it reads). Cost: O(len(text))."""
+    pairs = []
+    for m in _ATTRIBUTE.finditer(text):
+        name, double, single, bare = m.groups()
+        if double is not None:
+            pairs.append((name, '"', double))
+        elif single is not None:
+            pairs.append((name, "'", single))
+        else:
+            pairs.append((name, "", bare))
+    return pairs
 
 
 def _json_text(raw: str) -> str:

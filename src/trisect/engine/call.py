@@ -68,6 +68,7 @@ class Call:
         "state",
         "quick",
         "stops",
+        "markup",
     )
 
     def __init__(self, codec: CallCodec, marker: str, start: int, state: str) -> None:
@@ -87,6 +88,7 @@ class Call:
         # applies, and the characters that may end its strings
         self.quick = False
         self.stops: re.Pattern[str] | None = None
+        self.markup = ""  # the text of the markup run being read (``CallTracker.markup_text``)
 
     def copy(self, codec: CallCodec) -> Call:
         """An independent call in the same state; ``codec`` is a fresh one from the format's
@@ -95,7 +97,7 @@ class Call:
 
     def to_value(self) -> Value:
         """``(codec, phase, reason, raw, name, id, name text, id text, index, held arguments,
-        start, state)``: texts joined."""
+        start, state, markup run)``: texts joined."""
         return (
             self.codec.to_value(),
             self.phase,
@@ -109,13 +111,14 @@ class Call:
             "".join(self.args),
             self.start,
             self.state,
+            self.markup,
         )
 
     @classmethod
     def from_value(cls, codec: CallCodec, value: Value) -> Call:
         """The call of ``value``, its codec state read into ``codec`` (fresh from the factory)."""
-        codec_value, phase, reason, raw, name, call_id, name_parts, id_parts, index, args, start, state = as_tuple(
-            value, 12
+        codec_value, phase, reason, raw, name, call_id, name_parts, id_parts, index, args, start, state, markup = (
+            as_tuple(value, 13)
         )
         codec.restore(codec_value)
         new = cls(codec, "", as_int(start), as_str(state))
@@ -128,6 +131,7 @@ class Call:
         new.id_parts = as_pieces(id_parts)
         new.index = as_int(index)
         new.args = as_pieces(args)
+        new.markup = as_str(markup)
         if new.phase in STREAMED:
             new.streamed_paths()
         return new

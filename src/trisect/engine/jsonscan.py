@@ -6,12 +6,18 @@ it (``failed``). It never builds the value: callers slice the text they fed it. 
 strings, whitespace and digits are skipped with one regex match each, so the cost is a small
 constant per structural character plus C speed for long strings.
 
+What it accepts loads with the standard library's ``json.loads`` (``loadable``, the default:
+arguments a call returns): besides JSON's grammar, it fails at nesting deeper than
+``MAX_DEPTH`` and at an integer of more digits than Python converts (``max_int_digits``), which
+``json.loads`` refuses (``RecursionError``, ``ValueError``).
+
 Cost: O(len(piece)) per ``feed``; state is O(nesting depth).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from typing import cast
 
@@ -33,6 +39,25 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrtu')
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
 
+MAX_DEPTH = 512
+"""The deepest nesting accepted: ``json.loads`` recurses once per level and fails near the
+interpreter's recursion limit (1,000 by default, less its caller's own depth)."""
+
+
+def max_int_digits() -> int:
+    """Digits of the longest integer ``json.loads`` converts: Python's integer-string limit
+    (``sys.get_int_max_str_digits()``, 4,300 by default; none before Python 3.11 or when 0)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    limit: int = get() if get is not None else 0
+    return limit or sys.maxsize
+
+
+def loads_as_integer(text: str) -> bool:
+    """A decimal integer literal ``json.loads`` converts (not too many digits)."""
+    digits = len(text) - (text[:1] in "+-")
+    return digits <= 640 or digits <= max_int_digits()  # 640: the least limit Python allows
+
+
 # scanner states
 _VALUE = 0  # expecting a value
 _STRING = 1  # inside a string
@@ -52,25 +77,38 @@ _FAILED = 12
 class JsonScanner:
     """Consumes one JSON value. ``feed(s, i, end)`` returns the index where it stopped."""
 
-    __slots__ = ("_stack", "_state", "_in_key", "_pending", "_hex_left", "_num")
+    __slots__ = ("_stack", "_state", "_in_key", "_pending", "_hex_left", "_num", "_num_len", "_depth")
 
-    def __init__(self) -> None:
+    def __init__(self, *, loadable: bool = True) -> None:
+        self._depth = MAX_DEPTH if loadable else sys.maxsize  # the deepest nesting accepted
         self._stack: list[str] = []
         self._state = _VALUE
         self._in_key = False
         self._pending = ""  # the rest of a literal
         self._hex_left = 0
         self._num = _N_START  # where a number is in its grammar (_number_step): O(1) state per feed
+        self._num_len = 0  # digits of the number so far
 
     def to_value(self) -> Value:
-        """``(open containers, state, in a key, rest of a literal, hex digits left, number state)``:
-        O(nesting depth)."""
-        return ("".join(self._stack), self._state, self._in_key, self._pending, self._hex_left, self._num)
+        """``(open containers, state, in a key, rest of a literal, hex digits left, number state,
+        digits of the number, loadable)``: O(nesting depth)."""
+        loadable = self._depth != sys.maxsize
+        return (
+            "".join(self._stack),
+            self._state,
+            self._in_key,
+            self._pending,
+            self._hex_left,
+            self._num,
+            self._num_len,
+            loadable,
+        )
 
     @classmethod
     def from_value(cls, value: Value) -> JsonScanner:
-        stack, state, in_key, pending, hex_left, num = as_tuple(value, 6)
-        new = cls()
+        stack, state, in_key, pending, hex_left, num, num_len, loadable = as_tuple(value, 8)
+        new = cls(loadable=as_bool(loadable))
+        new._num_len = as_int(num_len)
         new._stack = list(as_str(stack))
         new._state = as_int(state)
         new._in_key = as_bool(in_key)
@@ -107,8 +145,13 @@ class JsonScanner:
     def close(self) -> bool:
         """End of input: a number at top level may end here. Returns ``done``."""
         if self._state == _NUM and not self._stack and self._num in _N_COMPLETE:
-            self._state = _DONE
+            self._state = _DONE if self._number_loads() else _FAILED
         return self._state == _DONE
+
+    def _number_loads(self) -> bool:
+        """The complete number loads with ``json.loads`` (an integer of too many digits does not)."""
+        n = self._num_len
+        return self._num != _N_INT or n <= 640 or n <= max_int_digits() or self._depth == sys.maxsize
 
     def _end_value(self) -> int:
         if not self._stack:
@@ -146,18 +189,19 @@ class JsonScanner:
                     continue
                 if c == '"':
                     st = _STRING
-                elif c == "{":
-                    stack.append("}")
-                    st = _KEY_OR_CLOSE
-                elif c == "[":
-                    stack.append("]")
-                    st = _VALUE_OR_CLOSE
+                elif c == "{" or c == "[":
+                    if len(stack) >= self._depth:
+                        st = _FAILED
+                        break
+                    stack.append("}" if c == "{" else "]")
+                    st = _KEY_OR_CLOSE if c == "{" else _VALUE_OR_CLOSE
                 elif c == "]" and st == _VALUE_OR_CLOSE:
                     stack.pop()
                     st = self._end_value()
                 elif c == "-" or "0" <= c <= "9":
                     st = _NUM
                     self._num = _N_START
+                    self._num_len = -1 if c == "-" else 0  # counts digits only
                     continue  # the number run below takes the character
                 elif c in _LITERALS:
                     st = _LIT
@@ -169,13 +213,14 @@ class JsonScanner:
             elif st == _NUM:
                 j = _NUM_RUN(s, i, end).end()
                 num = self._num = _number_step(self._num, s, i, j)
+                self._num_len += j - i
                 i = j
                 if num == _N_BAD:
                     st = _FAILED
                     break
                 if i >= end:
                     break  # the number may go on in the next delta
-                if num not in _N_COMPLETE:
+                if num not in _N_COMPLETE or not self._number_loads():
                     st = _FAILED
                     break
                 st = self._end_value()

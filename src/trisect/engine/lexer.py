@@ -28,9 +28,11 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ..errors import RequestError, StreamError
 from .compile import CompiledFormat, Lexicon, StateTable
+from .tracker import valid_unicode
 from .value import Value, as_enum, as_int, as_items, as_str, as_tuple
 from .vocab import Detokenizer, Vocab
 
@@ -142,6 +144,9 @@ class Lexer:
             raise StreamError("this stream detokenizes ids itself: feed token ids without text")
         if not isinstance(text, str):
             raise StreamError(f"text must be a string, not {type(text).__name__}")
+        if self.mode is ALIGNED and text and not text.isascii() and not valid_unicode(text):
+            # no token spells a lone surrogate: the text is not what its ids say
+            raise StreamError("text given with token ids is not valid Unicode (a lone surrogate): no token spells it")
         return text
 
     def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str | None:
@@ -166,7 +171,7 @@ class Lexer:
         marker_parts = self._compiled.marker_part_ids
         for token_id in token_ids:
             if type(token_id) is not int:  # bool and float hash like ints: rejected before any lookup
-                raise StreamError(self._bad_id(token_ids, first))
+                self._bad_id(token_ids, first)
             terminal = special_ids.get(token_id)
             if terminal is not None:
                 pending.append((obytes, terminal))
@@ -176,7 +181,7 @@ class Lexer:
                 try:
                     size = vocab.text_size(token_id, decode)
                 except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
-                    raise StreamError(self._bad_id(token_ids, first)) from None
+                    self._bad_id(token_ids, first)
             if size >= 0:
                 obytes += size
             elif decode and token_id in marker_parts:  # a piece of a marker matched as text: decoded
@@ -200,20 +205,11 @@ class Lexer:
                 f"({self._compiled.marker_of.get(terminal, terminal)!r}) never met its text"
             )
 
-    def _bad_id(self, token_ids: Sequence[int], first: int) -> str:
-        """The message naming the first id of ``token_ids`` that is not a token id."""
-        vocab = self._vocab
-        assert vocab is not None
-        for k, token_id in enumerate(token_ids):
-            if type(token_id) is not int:
-                return f"token id {token_id!r} at position {first + k} is not an integer"
-            if token_id in self._compiled.special_ids:
-                continue
-            try:
-                vocab.text_size(token_id, False)
-            except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
-                return f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
-        return "a token id is not in the tokenizer's vocabulary"
+    def _bad_id(self, token_ids: Sequence[int], first: int) -> NoReturn:
+        """Raise the ``StreamError`` naming the first id of ``token_ids`` that is not a token id."""
+        assert self._vocab is not None
+        self._vocab.check_ids(token_ids, first)
+        raise StreamError("a token id is not in the tokenizer's vocabulary")
 
     def flush(self) -> str:
         """End of output: what the detokenizer still holds (nothing: an incomplete character

@@ -311,6 +311,8 @@ class Machine:
                 calls.id_text(s)
                 return
             calls.note(s)
+            if region is _SKIP:
+                calls.markup_text(s)
         if region is _REASONING or region is _CONTENT:
             self._field(region, data, i, j)
         elif region is _HEADER:
@@ -369,6 +371,7 @@ class Machine:
                 self._block.marker(marker)
         elif rule.call_text:
             calls.note(marker)
+            calls.markup_end()
         nxt = rule.next
         if self._st.region is _HEADER and not rule.header_marker:
             if self._c.states[nxt].region is _HEADER:
@@ -397,8 +400,12 @@ class Machine:
                 text = calls.drop(self._at + len(marker))
                 if text:
                     self._content(text)
-                elif self.trace is not None and dropped is not None and calls.open is None:
-                    self.trace.add("dropped", dropped.start, self._at + len(marker))
+                elif dropped is not None and calls.open is None:
+                    # the envelope's text opens the list: markup of its block, which gives it back
+                    # with the rest if the list yields no call (all of a block's text or none)
+                    self._block.marker(calls.raw(dropped, self._at + len(marker)))
+                    if self.trace is not None:
+                        self.trace.add("dropped", dropped.start, self._at + len(marker))
             elif act is Act.NAME_END:
                 calls.name_end(self._out)
             elif act is Act.ARG_MARKER:

@@ -210,6 +210,10 @@ class FormatSpec:
     codec: CodecFactory | None = None
     validate_names: bool = False
     parse_name: Callable[[str], tuple[str, str | None]] | None = None
+    # words a call's markup regions (Region.SKIP while a call is open) hold that carry nothing:
+    # the call type DeepSeek V3 and Step-3 write before their separator; any other text there
+    # makes the call malformed
+    call_markup: tuple[str, ...] = ()
     # a block of calls is a list that the output must close: one it ends inside is no list (none
     # of its calls stand; all of its text is the unfinished call; pythonic ``[f(a=1), g(b="Ro``)
     whole_list: bool = False
@@ -341,6 +345,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         codec=tools.codec,
         validate_names=tools.validate_names,
         parse_name=tools.parse_name,
+        call_markup=tools.call_markup,
         whole_list=tools.whole_list,
         call_id=tools.call_id,
         header=tools.header or r.header,

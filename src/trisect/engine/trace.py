@@ -79,7 +79,7 @@ class Trace:
         its markers were not consumed after all."""
         if self._open >= 0:
             start = self._open
-            self.spans = [s for s in self.spans if not (s.kind in ("marker", "label") and s.start >= start)]
+            self.spans = [s for s in self.spans if not (s.kind in ("marker", "label", "dropped") and s.start >= start)]
 
     def enter(self, at: int) -> None:
         """An envelope opens at ``at``."""

@@ -22,6 +22,8 @@ Cost: O(argument text) per call; memory O(raw text of the open call + its codec'
 from __future__ import annotations
 
 import os
+import re
+from functools import lru_cache
 
 from ..errors import MalformedOutputError, StreamError
 from .call import ABORTING, ARGS_OPEN, BROKEN, HELD_CLOSED, REJECTED, STREAMED, STREAMING, STREAMING_CLOSED, Call
@@ -30,6 +32,20 @@ from .events import Event, ToolCallAborted, ToolCallArguments, ToolCallEnd, Tool
 from .spec import FormatSpec
 from .stream_options import StreamOptions
 from .value import Value, as_int, as_tuple
+
+
+@lru_cache(maxsize=256)
+def _markers_in(spec: FormatSpec) -> re.Pattern[str] | None:
+    """A pattern finding any of the format's markers (three characters or more) in a name."""
+    strings = sorted({m for values in spec.terminals.values() for m in values if len(m) >= 3}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, strings))) if strings else None
+
+
+def holds_marker(spec: FormatSpec, name: str) -> bool:
+    """A tool name that holds one of the format's markers is markup that did not read (a broken
+    marker before it made the name region run on), never a name: no marker reaches a name."""
+    pattern = _markers_in(spec)
+    return pattern is not None and pattern.search(name) is not None
 
 
 def valid_unicode(text: str) -> bool:
@@ -138,6 +154,7 @@ class CallTracker:
         held malformed call)."""
         call = self.open
         assert call is not None
+        self.markup_end()
         if call.phase in ARGS_OPEN:
             self.args_end(out)
         self.open = None
@@ -205,6 +222,29 @@ class CallTracker:
         call = self.open
         if call is not None and self.source is None:
             call.raw.append(text)
+
+    def markup_text(self, text: str) -> None:
+        """Text read in the open call's own markup (an envelope region: before its invoke,
+        between its parts): whitespace and the format's ``call_markup`` words are formatting; any
+        other text (a broken marker, a stray word) is a body that does not read, so the call is
+        malformed and its text content. A run that may still become such a word waits for the
+        next marker (``markup_end``), so every cut of the stream decides alike."""
+        call = self.open
+        if call is None:
+            return
+        run = (call.markup + text).lstrip(" \t\r\n")
+        if run and not any(w.startswith(run.rstrip(" \t\r\n")) for w in self._spec.call_markup):
+            self._break(call, f"text {run.strip()[:40]!r} inside the call's markup")
+            run = ""
+        call.markup = run
+
+    def markup_end(self) -> None:
+        """A marker ends the markup run: it must be one of the ``call_markup`` words whole."""
+        call = self.open
+        if call is not None and call.markup:
+            if call.markup.strip(" \t\r\n") not in self._spec.call_markup:
+                self._break(call, f"text {call.markup.strip()[:40]!r} inside the call's markup")
+            call.markup = ""
 
     def name_text(self, text: str) -> None:
         call = self.open
@@ -350,6 +390,8 @@ class CallTracker:
         tools = self._tools
         if not name.isascii() and not valid_unicode(name):
             self._break(call, f"the tool name {name!r} is not valid Unicode")
+        elif holds_marker(self._spec, name):
+            self._break(call, f"the tool name {name[:60]!r} holds a marker of the format")
         elif self._spec.validate_names and tools and name not in tools:
             self._break(call, f"unknown tool {name!r}")
         if not (call.phase in STREAMED or call.phase in BROKEN or self._atomic):

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from ..errors import RequestError
+from ..errors import RequestError, StreamError
 from .value import Value
+
+_INT = {int}
 
 
 @cache
@@ -84,6 +86,28 @@ class Vocab:
         # token id -> the bytes it puts in the text an engine sends with it (with text) or in the
         # text trisect decodes (ids alone); ~size for control tokens (see ``text_size``)
         self.sizes: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self._known: set[int] = set()  # ids checked to be token ids (``check_ids``)
+
+    def check_ids(self, token_ids: Sequence[object], first: int = 0) -> None:
+        """Every id is a token id of this vocabulary (an ``int``: not a ``bool``, a float or a
+        string), else ``StreamError`` naming the first that is not and its position (``first``:
+        the position of ``token_ids[0]`` among all ids fed). Cost: two C-level passes once every
+        id was seen (a set test and a type test), one dict lookup per id seen for the first time."""
+        known = self._known
+        if known.issuperset(token_ids) and set(map(type, token_ids)) <= _INT:
+            return
+        for k, token_id in enumerate(token_ids):
+            if type(token_id) is not int:
+                raise StreamError(f"token id {token_id!r} at position {first + k} is not an integer")
+            if token_id in known:
+                continue
+            try:
+                self.text_size(token_id, False)
+            except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
+                raise StreamError(
+                    f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
+                ) from None
+            known.add(token_id)
 
     def special_id(self, text: str) -> int | None:
         """The id of the added/special token spelled exactly ``text``, if there is one."""

@@ -82,7 +82,7 @@ def key_value_format(
         rows.append((NAME, "TOOL_SEP", ARGS, (NAME_END,)))
     for k, (opener, closer) in enumerate(between):
         terminals[f"BETWEEN_START_{k}"], terminals[f"BETWEEN_END_{k}"] = (opener,), (closer,)
-        rows += [(ARGS, f"BETWEEN_START_{k}", ARGS, ()), (ARGS, f"BETWEEN_END_{k}", ARGS, ())]
+        rows += [(ARGS, f"BETWEEN_START_{k}", ARGS, (MARK,)), (ARGS, f"BETWEEN_END_{k}", ARGS, (MARK,))]
     rows += [
         (outer, "TOOL_START", NAME, (START,)),
         (NAME, "KEY_START", ARGS, (NAME_END, MARK)),
@@ -120,6 +120,7 @@ def key_value_format(
             value_start="VALUE_START",
             trim="none",
             style=style,
+            between=tuple((f"BETWEEN_START_{k}", f"BETWEEN_END_{k}") for k in range(len(between))),
         ),
         validate_names=validate_names,
         vocab_suffix=vocab_suffix,

@@ -36,7 +36,7 @@ from ..codecs import (
     PythonicCallCodec,
     XmlParams,
 )
-from ..codecs.xml_params import TRIMS, KeyReader
+from ..codecs.xml_params import TRIMS, KeyReader, attribute_pairs
 from ..engine.codec import CodecFactory
 from ..engine.spec import CONTENT, PSEUDO, REASONING, Act, FormatSpec, GrammarFacts, Region, Rule
 from ..engine.stream_options import StreamOptions
@@ -524,11 +524,6 @@ class _Reader:
         return template
 
 
-_ATTR = re.compile(r"""([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-
-
 def attributes(text: str) -> dict[str, str]:
     """``key="v"`` (or ``key='v'``) pairs of an element header, HTML-unescaped."""
-    return {
-        m.group(1): html.unescape(m.group(2) if m.group(2) is not None else m.group(3)) for m in _ATTR.finditer(text)
-    }
+    return {k: html.unescape(v) for k, quote, v in attribute_pairs(text) if quote}

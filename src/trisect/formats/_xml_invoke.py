@@ -260,9 +260,11 @@ def invoke_format(
             trim=trim,
             unwrap=unwrap,
             style=style,
+            closer_key=param[1].endswith("</"),  # </KEY>: the closer names its parameter
         ),
         validate_names=validate_names,
         parse_name=_name_reader(names),
+        call_markup=("function",) if call_type_sep is not None else (),  # the call type before it
         grammar=grammar,
         models=models,
         reference=reference,

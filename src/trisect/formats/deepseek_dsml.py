@@ -53,18 +53,15 @@ and the table; ``_dsml_arg_converter``: ``string="false"`` values JSON-decoded w
 
 from __future__ import annotations
 
-import re
-
 from ..codecs import JSON_TEXT
+from ..codecs.xml_params import attribute_pairs
 from ..engine.spec import FormatSpec
 from ._xml_invoke import Quote, invoke_format, unquote
-
-_ATTR = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
 def parse_attributes(text: str) -> tuple[str, tuple[str, ...] | None]:
     """`` name="k" string="false"`` -> ``("k", JSON_TEXT)``; ``string="true"`` -> a string."""
-    attrs = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _ATTR.finditer(text)}
+    attrs = {k: v for k, _quote, v in attribute_pairs(text)}
     name = attrs.get("name", unquote(text))
     kind = attrs.get("string", "").strip().lower()
     if kind == "true":

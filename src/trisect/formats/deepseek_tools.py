@@ -21,8 +21,9 @@ ids are given). Content may precede the block and follow it. The arguments are J
 decides where they end; a call whose JSON is invalid is not a call and its text, from
 ``<｜tool▁call▁begin｜>`` on, is content. A block that yields no call is content whole, its
 markers included (the engine's rule for blocks of calls). In V3 the call type before
-``<｜tool▁sep｜>`` (``function``) is dropped, and arguments written without the ```json fence
-(the name, a newline, the JSON) are accepted.
+``<｜tool▁sep｜>`` (``function``) is markup (``FormatSpec.call_markup``), and arguments written
+without the ```json fence (the name, a newline, the JSON) are accepted; other text in a call's
+markup (a broken marker, a type that is not ``function``) makes the call malformed.
 
 Reference: deepseek-ai DeepSeek-V3 ``tokenizer_config.json`` chat template, DeepSeek-V3.1 chat
 template (llama.cpp ``models/templates``); vLLM ``deepseek_v3`` / ``deepseek_v31`` parsers.
@@ -75,6 +76,7 @@ FORMATS = [
             ("ARGS_AFTER", "CALL_BEGIN", "CALL_TYPE", (Act.CALL_START,)),
         ),
         codec=JsonArgsCodec,
+        call_markup=("function",),  # the call type, as the template writes it
         grammar=_CALL_TYPE,
         models=_MODELS_V3,
         reference="DeepSeek-V3 tokenizer_config.json chat template; vLLM deepseek_v3",

@@ -37,12 +37,12 @@ _ID = re.compile(r"(.+:[0-9]+)")  # vLLM parser/kimi_k2.py:49, matched at the he
 
 def _split_header(header: str) -> tuple[str, str | None]:
     """``functions.get_weather:0`` -> (``get_weather``, ``functions.get_weather:0``); ``("",
-    None)``: the header names no tool."""
+    None)``: the header names no tool. The name is read as vLLM reads it (from the header's
+    start); the id is the whole header, so text after the index (``0x``) is kept, not dropped."""
     header = header.strip()
     m = _ID.match(header)
     if m is not None:
-        call_id = m.group(1)
-        return call_id.split(":")[0].removeprefix("functions."), call_id
+        return m.group(1).split(":")[0].removeprefix("functions."), header
     name = header.removeprefix("functions.")
     if name and not any(ch in name for ch in ".:"):
         return name, None  # no index: the id is made from the history (_kimi_id)

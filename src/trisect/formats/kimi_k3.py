@@ -45,21 +45,19 @@ tokenizer is staged here.
 
 from __future__ import annotations
 
-import re
-
 from ..codecs import JSON_TEXT, XmlParams
+from ..codecs.xml_params import attribute_pairs
 from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 from ._think import think_format, thinking_switch
 
 THINK_OPEN, THINK_CLOSE = "<|open|>think<|sep|>", "<|close|>think<|sep|>"
 RESPONSE_OPEN, RESPONSE_CLOSE = "<|open|>response<|sep|>", "<|close|>response<|sep|>"
 MESSAGE_CLOSE = "<|close|>message<|sep|>"
-_ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
 def attributes(text: str) -> dict[str, str]:
     """``key="v"`` pairs of an element header, unescaped as vLLM does."""
-    return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, v in _ATTR.findall(text)}
+    return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, quote, v in attribute_pairs(text) if quote == '"'}
 
 
 def _parse_call(raw: str) -> tuple[str, str | None]:

@@ -31,10 +31,15 @@ Channel formats (gpt-oss Harmony) decide reasoning from header text rather than 
 for them the token view is the engine's own stream fed the ids (``EngineTracker``), so the two
 views agree by construction.
 
-Cost: ``ReasoningTracker.feed`` is O(new ids) (one C-level set test for a delta without a marker
-id, else one dict lookup per id; text-marker formats also
-decode the new ids and search a tail no longer than the longest marker). ``is_reasoning_end``
-scans backwards from the end and stops at the last deciding marker (ids-only formats).
+Ids that are not token ids of the vocabulary (negative, past it, not integers) are a
+``StreamError``, as ``parse()`` and ``feed()`` raise for them.
+
+Cost: ``ReasoningTracker.feed`` is O(new ids) (C-level set and type tests that every id is a
+token id, then one C-level set test for a delta without a marker id, else one dict lookup per
+id; text-marker formats also decode the new ids and search a tail no longer than the longest
+marker). ``is_reasoning_end``
+checks every id (C-level), then scans backwards from the end and stops at the last deciding
+marker (ids-only formats).
 """
 
 from __future__ import annotations
@@ -101,6 +106,7 @@ class TokenView:
         return ReasoningTracker(self, initial, default)
 
     def is_reasoning_end(self, token_ids: Sequence[int], initial: str, default: str) -> bool:
+        self.vocab.check_ids(token_ids)
         if self.text_markers:
             tracker = self.tracker(initial, default)
             tracker.feed(token_ids)
@@ -164,7 +170,10 @@ class ReasoningTracker:
         return twin
 
     def feed(self, token_ids: Iterable[int]) -> bool:
-        if not self._text and isinstance(token_ids, _SEQUENCES) and self._marker_ids.isdisjoint(token_ids):
+        if not isinstance(token_ids, _SEQUENCES):
+            token_ids = list(token_ids)
+        self._view.vocab.check_ids(token_ids, self.position)  # StreamError, as parse() and feed() raise
+        if not self._text and self._marker_ids.isdisjoint(token_ids):
             # the commonest delta: no marker among its ids (one C-level set test, not a loop)
             n = len(token_ids)
             if self._state == _IN:

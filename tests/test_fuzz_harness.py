@@ -1,0 +1,81 @@
+"""The fuzzer's harness: ``trisect.testing``'s checks for any output, and the fuzz jobs themselves.
+
+``check_nothing_lost`` counts text inside a call as consumed only where the call carries it;
+``check_output`` and ``check_ids_agree`` hold any output (no expected message) to the contract;
+the fuzzer's split, mutation and id jobs (``tests/fuzz/``) run on a few cases here, with fixed
+seeds, so the CI step (``.ci/run``'s fuzz step) cannot break unseen.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fuzz import corpus, oracle
+from fuzz.minimise import shrink
+from support import tokenizers as tk
+from trisect import Parser
+from trisect.engine.trace import Span
+from trisect.message.types import Message, ToolCall
+from trisect.testing import CaseFailure, check_ids_agree, check_output, losses, structure_words
+
+
+def test_text_inside_a_call_counts_only_where_the_call_carries_it() -> None:
+    """A call span used to cover all of its text: a word in it that no name or argument holds
+    (here a block's junk before the invoke) was "inside a call" and passed."""
+    output = '<t>junk<i name="f"><p name="q">cats</p></i></t>'
+    call = ToolCall(id="call_0", name="f", arguments='{"q": "cats"}')
+    spans = [Span("call", 0, len(output))]
+    words = structure_words(Parser(None, "deepseek_v4").spec)
+    found = losses(
+        output, Message(tool_calls=(call,)), spans, markers=["<t>", "</t>", "<i ", "</i>", "<p ", "</p>"], words=words
+    )
+    assert found and found[0].startswith("call: ['junk']")
+    carried = '<t><i name="f"><p name="q">cats</p></i></t>'
+    assert (
+        losses(
+            carried,
+            Message(tool_calls=(call,)),
+            [Span("call", 0, len(carried))],
+            markers=["<t>", "</t>", "<i ", "</i>", "<p ", "</p>"],
+            words=words,
+        )
+        == []
+    )
+
+
+def test_check_output_holds_a_real_output_to_the_contract() -> None:
+    parser = Parser("qwen3", "hermes", tokenizer=tk.load("qwen3"))
+    text = '<think>plan</think>Sure.<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+    assert check_output(parser, text, tk.encode("qwen3", text), seed=1, cuts=3) > 20
+
+
+def test_check_ids_agree_finds_text_that_tells_another_story() -> None:
+    parser = Parser("qwen3", None, tokenizer=tk.load("qwen3"))
+    ids = tk.encode("qwen3", "<think>a</think>b")
+    assert check_ids_agree(parser, None, ids).content == "b"
+    with pytest.raises(CaseFailure):  # text alone says "c", its ids say "b"
+        check_ids_agree(parser, "<think>a</think>c", ids)
+
+
+def test_shrink_keeps_what_still_fails() -> None:
+    assert shrink(list("xxaxxbxx"), lambda s: "a" in s and "b" in s) == ["a", "b"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fuzz_jobs_run_on_a_few_cases(seed: int) -> None:
+    """A handful of the CI step's jobs (split, mutation, ids) on seeded picks of the cases:
+    the jobs run, and what they find is a Finding with a replayable line (never a crash)."""
+    rng = random.Random(seed)
+    items = [i for i in corpus.items() if i.tokenizer]
+    item = rng.choice(items)
+    for job in (oracle.split_job, oracle.mutation_job):
+        try:
+            assert sum(job(item, rng).values()) > 0
+        except oracle.Finding as finding:
+            assert finding.line and finding.kind in ("split", "mutation")
+    try:
+        assert oracle.ids_job(item.tokenizer or "", rng, item=item)["id_sequences"] == 1
+    except oracle.Finding as finding:
+        assert finding.line["token_ids"] is not None
