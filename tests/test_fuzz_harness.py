@@ -9,6 +9,9 @@ seeds, so the CI step (``.ci/run``'s fuzz step) cannot break unseen.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +82,18 @@ def test_the_fuzz_jobs_run_on_a_few_cases(seed: int) -> None:
         assert oracle.ids_job(item.tokenizer or "", rng, item=item)["id_sequences"] == 1
     except oracle.Finding as finding:
         assert finding.line["token_ids"] is not None
+
+
+def test_the_fuzz_step_fails_when_it_did_not_run(tmp_path: Path) -> None:
+    """The CI step's driver, on one case: it covers the case and its tokenizer, reports its
+    volume, and exits 2 (CI fails) because it spent less CPU than it was asked to."""
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "fuzz" / "run.py"), "--workers", "1", "--cpu-minutes", "0.01"]
+        + ["--min-cpu-minutes", "5", "--limit", "1", "--seed", "3", "--out", str(tmp_path / "findings.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "::: fuzz volume:" in run.stdout and "1/1 cases cut, 1/1 mutated, 1/1 tokenizers" in run.stdout
+    assert "did not run as asked" in run.stdout

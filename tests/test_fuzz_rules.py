@@ -20,7 +20,15 @@ from support import tokenizers as tk
 from support.cases import load_cases
 from trisect import MalformedOutputError, Parser, StreamError
 from trisect.codecs import JsonEnvelope, JsonEnvelopeCodec, XmlParams
-from trisect.testing import Case, check_nothing_lost, check_output
+from trisect.testing import (
+    Case,
+    check_chunks,
+    check_ids_agree,
+    check_nothing_lost,
+    check_output,
+    engine_deltas,
+    text_ahead,
+)
 
 SEARCH = [
     {
@@ -332,3 +340,198 @@ def test_text_alone_may_hold_a_lone_surrogate() -> None:
     """Without ids there is nothing it disagrees with: it is text, as written."""
     text = "hel\ud800lo"
     assert Parser(None, "hermes").parse(text).content == text
+
+
+# ---------------------------------------------------------------------- where a chunk ends decides nothing
+
+
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"location": {"type": "string"}}},
+        },
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "value"),
+    [
+        ("functiongemma", "<start_function_call>call:get_weather{location:<Paris}<end_function_call>", "<Paris"),
+        ("gemma4", "<|tool_call>call:get_weather{location:<Paris>}<tool_call|>", "<Paris>"),
+        ("gemma4", '<|tool_call>call:get_weather{<b:<|"|>Paris<|"|>}<tool_call|>', None),
+    ],
+)
+def test_a_bare_value_that_starts_like_a_delimiter_reads_alike_at_every_cut(
+    fmt: str, text: str, value: str | None
+) -> None:
+    """A "<" where a Gemma string may begin is held until it is known; when it does not begin
+    the delimiter, it begins a bare literal (or key), as in the whole text: a stream cut right
+    after the "<" gives the same call, not content."""
+    parser = Parser(None, fmt)
+    msg = parser.parse(text, tools=WEATHER)
+    if value is not None:
+        assert json.loads(msg.tool_calls[0].arguments) == {"location": value}
+    check_output(parser, text, tools=WEATHER, cuts=4)
+
+
+@pytest.mark.parametrize(
+    "invoke",
+    [
+        '<｜DSML｜invoke name="\n<｜DSML｜parameter name="location" string="true">Paris'
+        "</｜DSML｜parameter>\n</｜DSML｜invoke>",
+        '<｜DSML｜invoke name="get_weather>\n</｜DSML｜invoke>',
+    ],
+)
+def test_an_invoke_whose_name_leaves_its_quote_open_is_no_call(invoke: str) -> None:
+    """DeepSeek V3.2's DSML: a name that opens a quote and never closes it does not read; the
+    call is malformed and its text, and the text after it, is content (never a call named '"')."""
+    text = "<｜DSML｜function_calls>\n" + invoke + "\n</｜DSML｜function_calls>after"
+    parser = Parser("deepseek_v3", "deepseek_v32")
+    msg = parser.parse("ok</think>" + text, tools=WEATHER)
+    assert (msg.tool_calls, msg.content) == ((), "ok" + text)
+    check_output(parser, "ok</think>" + text, tools=WEATHER, cuts=2)
+
+
+# ---------------------------------------------------------------------- ids and text tell one story
+
+
+def _ordinary(tok: str, text: str) -> list[int]:
+    """``text``'s ids with marker strings spelled as ordinary tokens (a model quoting a marker)."""
+    if tok in ("qwen3", "deepseek_v3"):
+        return tk.encode_ordinary(tok, text)
+    module = __import__(f"support.tok_{tok}", fromlist=["load_ordinary"])
+    return list(module.load_ordinary().encode(text, add_special_tokens=False).ids)
+
+
+def _byte_token(parser: Parser, byte: int) -> int:
+    """The id of the ordinary token that is the single byte ``byte`` (byte-level BPE)."""
+    vocab = parser.vocab
+    assert vocab is not None
+    return next(i for i in range(4096) if vocab.added_text(i) is None and vocab.token_bytes(i) == bytes([byte]))
+
+
+THINKING = [
+    ("deepseek_v3", "deepseek_r1", "<think>", "</think>"),
+    ("magistral", "mistral", "[THINK]", "[/THINK]"),
+    ("glm", "glm45", "<think>", "</think>"),
+]
+
+
+@pytest.mark.parametrize(("tok", "reasoning", "start", "end"), THINKING)
+def test_bytes_that_are_no_character_do_not_shift_a_marker(tok: str, reasoning: str, start: str, end: str) -> None:
+    """Four byte tokens that make no character decode to four U+FFFD (3 bytes of text each for 1
+    byte of token): the ids align with the text by what the tokenizer's decode gives them, so the
+    quoted end marker stays reasoning and the real one ends it, with ids alone and with text."""
+    parser = Parser(reasoning, None, tokenizer=tk.load(tok))
+    f0 = _byte_token(parser, 0xF0)
+    ids = tk.encode(tok, start) + [f0] * 4 + _ordinary(tok, end) + tk.encode(tok, end + "answer")
+    text = tk.decode(tok, ids)
+    assert text == start + "\ufffd" * 4 + end + end + "answer"  # the tokenizer's own decode
+    for msg in (parser.parse(text, token_ids=ids), parser.parse(None, token_ids=ids)):
+        assert (msg.reasoning, msg.content) == ("\ufffd" * 4 + end, "answer")
+    check_output(parser, text, ids, cuts=2)
+
+
+@pytest.mark.parametrize(("tok", "reasoning", "start", "end"), THINKING)
+def test_a_character_cut_by_a_special_token_is_replaced_not_an_error(
+    tok: str, reasoning: str, start: str, end: str
+) -> None:
+    """Ids alone: the first byte of a character, then the end marker's special token. The
+    tokenizer decodes the byte as U+FFFD where the marker interrupts it; so does trisect."""
+    parser = Parser(reasoning, None, tokenizer=tk.load(tok))
+    ids = tk.encode(tok, start + "a") + [_byte_token(parser, 0xE6)] + tk.encode(tok, end + "b")
+    msg = parser.parse(None, token_ids=ids)
+    assert (msg.reasoning, msg.content) == ("a\ufffd", "b")
+    check_ids_agree(parser, None, ids)
+
+
+@pytest.mark.parametrize(
+    ("tok", "reasoning", "tools", "output"),
+    [
+        (
+            "qwen3",
+            "qwen3",
+            "hermes",
+            '<think>plan</think>ok<tool_call>\n{"name": "search", "arguments": {}}\n</tool_call>',
+        ),
+        ("deepseek_v3", "deepseek_r1", None, "<think>a long plan</think>the answer"),
+        (
+            "glm",
+            "glm45",
+            "glm45",
+            "<think>p</think><tool_call>search<arg_key>query</arg_key><arg_value>cats</arg_value></tool_call>",
+        ),
+    ],
+)
+def test_text_that_runs_ahead_of_its_ids_waits_for_them(
+    tok: str, reasoning: str, tools: str | None, output: str
+) -> None:
+    """An engine may send a token's text one delta before its id: a special marker in text whose
+    id has not come yet is held until the ids pass it, so the stream reads what parse() reads."""
+    parser = Parser(reasoning, tools, tokenizer=tk.load(tok))
+    ids = tk.encode(tok, output)
+    want = parser.parse(output, token_ids=ids, tools=SEARCH, id_factory=lambda k: f"call_{k}")
+    case = Case(id="ahead", output=output, expected=None, tools=SEARCH)
+    for sizes in ([1] * len(ids), [2, 3] * len(ids)):
+        ahead = text_ahead(engine_deltas(tk.load(tok), ids, sizes, parser=parser))
+        for atomic in (True, False):
+            check_chunks(case, parser, ahead, f"ahead{sizes[:2]}", reference=want, atomic=atomic)
+    check_output(parser, output, ids, tools=SEARCH, cuts=2)
+
+
+def test_a_control_token_that_is_no_marker_is_text_both_ways() -> None:
+    """Qwen's <|box_start|> is a control token that no format reads: with text it is what the
+    engine sent, and ids alone keep it too (the tokenizer's decode), unless the output ends with
+    it (a stop token, whose text an engine does not send)."""
+    parser = Parser("qwen3", "hermes", tokenizer=tk.load("qwen3"))
+    ids = tk.encode("qwen3", "look <|box_start|>here<|box_end|> ok")
+    msg = check_ids_agree(parser, None, ids)
+    assert msg.reasoning == "look <|box_start|>here<|box_end|> ok"
+    stop = tk.encode("qwen3", "done<|im_end|>")
+    assert parser.parse(None, token_ids=stop).reasoning == "done"
+
+
+def test_a_marker_quoted_in_an_argument_keeps_its_spacing_from_ids_alone() -> None:
+    """Mistral's tokenizer decodes the first token after an added token without its leading
+    space (SentencePiece's prefix space): ids alone read what that decode gives, no double space."""
+    parser = Parser(None, "mistral", tokenizer=tk.load("mistral"))
+    text = '[TOOL_CALLS]search[ARGS]{"query": "a [TOOL_CALLS] b"}'
+    ids = tk.encode("mistral", text)
+    msg = check_ids_agree(parser, text, ids, tools=SEARCH)
+    assert json.loads(msg.tool_calls[0].arguments) == {"query": "a [TOOL_CALLS] b"}
+
+
+# ---------------------------------------------------------------------- headers and reasons
+
+
+@pytest.mark.parametrize("text", ["<|call|>", "<|end|>"])
+def test_an_empty_harmony_message_is_structure(text: str) -> None:
+    """Harmony, tools only: an end marker alone ends a message with no header and no body;
+    it holds no text to keep, so it is a marker the format consumed (nothing lost)."""
+    parser = Parser(None, "openai")
+    msg = parser.parse(text)
+    assert (msg.reasoning, msg.content, msg.tool_calls, msg.unfinished_call) == (None, None, (), None)
+    check_output(parser, text, cuts=2)
+
+
+@pytest.mark.parametrize("text", ["hi<|call|>", "hi<|end|>"])
+def test_a_harmony_header_that_does_not_read_is_content_markers_included(text: str) -> None:
+    """Text where a message's header belongs, then its end: the header does not read, so all of
+    the message's text, its end marker included, is content (as a call whose body does not
+    read), never a header whose words vanish."""
+    parser = Parser(None, "openai")
+    assert parser.parse(text).content == text
+    check_output(parser, text, cuts=2)
+
+
+def test_an_unfinished_calls_reason_does_not_depend_on_the_cut() -> None:
+    """Text inside a call's markup makes it malformed; its reason names the rule, not the text
+    read up to the cut, so a stream cut anywhere gives parse()'s unfinished_call."""
+    parser = Parser("deepseek_v3", "deepseek_v3")
+    text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>functionXY<｜tool▁sep｜>search\n```json\n{"query": "a"'
+    unfinished = parser.parse(text, tools=SEARCH).unfinished_call
+    assert unfinished is not None and unfinished.text == text
+    check_output(parser, text, tools=SEARCH, cuts=4)

@@ -154,9 +154,17 @@ def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
     return text
 
 
-def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> list[tuple[str, list[int]]]:
+def engine_deltas(
+    tokenizer: Any, ids: Sequence[int], groups: Sequence[int], *, parser: Parser | None = None
+) -> list[tuple[str, list[int]]]:
     """Cut ``ids`` into groups and attach the text an engine's detokenizer would send with
-    each: the new text of the decoded prefix, holding back an incomplete UTF-8 character."""
+    each: the new text of the decoded prefix, holding back an incomplete UTF-8 character. With
+    ``parser`` (its tokenizer's vocabulary and format), the control tokens the ids end with that
+    are no markers of the format are the engine's stop tokens: their ids come without text."""
+    stop = _stop_tokens(parser, ids) if parser is not None else 0
+    if stop:
+        head = engine_deltas(tokenizer, ids[: len(ids) - stop], groups)
+        return [*head, ("", list(ids[len(ids) - stop :]))]
     out: list[tuple[str, list[int]]] = []
     if hasattr(tokenizer, "decode_single_token_bytes"):
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -184,6 +192,30 @@ def engine_deltas(tokenizer: Any, ids: Sequence[int], groups: Sequence[int]) -> 
     if len(full) > len(sent):
         out.append((full[len(sent) :], []))
     return out
+
+
+def text_ahead(deltas: Sequence[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+    """``deltas`` (``engine_deltas``) with each delta's text sent one delta early: every delta
+    carries the next group's text before its ids, as an engine whose detokenizer runs ahead of
+    the ids it reports sends them."""
+    ahead = [(deltas[k + 1][0] if k + 1 < len(deltas) else "", ids) for k, (_t, ids) in enumerate(deltas)]
+    if ahead:
+        ahead[0] = (deltas[0][0] + ahead[0][0], ahead[0][1])
+    return ahead
+
+
+def _stop_tokens(parser: Parser, ids: Sequence[int]) -> int:
+    """How many of the ids the output ends with are stop tokens (control tokens that are no
+    markers of the parser's format), whose text an engine does not send."""
+    vocab = parser.vocab
+    if vocab is None:
+        return 0
+    markers = _all_markers(parser.spec)
+    keep = vocab.ids_within(markers)  # the markers' own tokens and their pieces
+    k = len(ids)
+    while k and vocab.added_text(ids[k - 1]) is not None and vocab.is_control(ids[k - 1]) and ids[k - 1] not in keep:
+        k -= 1
+    return len(ids) - k
 
 
 # ---------------------------------------------------------------------- running
@@ -411,7 +443,7 @@ def check_case(
             sizes.append(rng.randint(1, 8))
         groupings.append((f"groups(seed={seed})", sizes))
     for label, sizes in groupings:
-        deltas = engine_deltas(tok, ids, sizes)
+        deltas = engine_deltas(tok, ids, sizes, parser=parser)
         runs_of: list[tuple[str, list[tuple[str | None, list[int] | None]], list[Span] | None]] = [
             ("text", [(t, i) for t, i in deltas], spans),
             # ids alone: the engine's own text, whose offsets may differ from the output's
@@ -437,13 +469,14 @@ def check_case(
 def check_ids_agree(parser: Parser, text: str | None, token_ids: Sequence[int], **options: Any) -> Message:
     """Text with its token ids and the ids alone tell one story: ``parse(text, token_ids)`` (the
     engine's text, special tokens included) equals ``parse(None, token_ids)`` (trisect
-    detokenizes), and so do both streamed one token per delta. ``text`` ``None``: the ids'
-    own text (``engine_deltas``). Raises ``CaseFailure``; returns the message."""
+    detokenizes), and so do both streamed one token per delta, and the text sent a delta ahead
+    of its ids (``text_ahead``). ``text`` ``None``: the ids' own text (``engine_deltas``).
+    Raises ``CaseFailure``; returns the message."""
     tok = parser.vocab.tokenizer if parser.vocab is not None else None
     if tok is None:
         raise ValueError("check_ids_agree needs a Parser with a tokenizer")
     ids = list(token_ids)
-    deltas = engine_deltas(tok, ids, [1] * len(ids))
+    deltas = engine_deltas(tok, ids, [1] * len(ids), parser=parser)
     if text is None:
         text = "".join(t for t, _i in deltas)
     request = {**options, "id_factory": _fixed_id}
@@ -453,7 +486,12 @@ def check_ids_agree(parser: Parser, text: str | None, token_ids: Sequence[int], 
         raise CaseFailure(f"parse(ids alone) {_view(alone)} != parse(text, ids) {_view(with_text)}")
     rest = {k: v for k, v in options.items() if k not in ("tools", "id_factory")}
     case = Case(id="ids", output=text, expected=None, tools=options.get("tools"), options=rest, truncated=True)
-    for kind, chunks in (("text", [(t, i) for t, i in deltas]), ("ids-alone", [(None, i) for _t, i in deltas if i])):
+    runs: list[tuple[str, list[tuple[str | None, list[int] | None]]]] = [
+        ("text", [(t, i) for t, i in deltas]),
+        ("ids-alone", [(None, i) for _t, i in deltas if i]),
+        ("text-ahead", [(t, i) for t, i in text_ahead(deltas)]),
+    ]
+    for kind, chunks in runs:
         for atomic in (True, False):
             check_chunks(case, parser, chunks, f"per-token+{kind}", reference=with_text, atomic=atomic)
     return with_text
@@ -525,7 +563,9 @@ def check_output(
     ids = list(token_ids)
     tok = vocab.tokenizer
     reference = check_ids_agree(parser, output, ids, **options)
-    text = output if output is not None else "".join(t for t, _i in engine_deltas(tok, ids, [1] * len(ids)))
+    text = (
+        output if output is not None else "".join(t for t, _i in engine_deltas(tok, ids, [1] * len(ids), parser=parser))
+    )
     case = Case(id="ids", output=text, expected=None, tools=tools, options=request, truncated=True)
     _sound(case, reference, text)
     spans = _consumed(case, parser, text, ids, "ids")
@@ -536,7 +576,7 @@ def check_output(
             sizes.append(rng.randint(1, 8))
         groupings.append(sizes)
     for sizes in groupings:
-        deltas = engine_deltas(tok, ids, sizes)
+        deltas = engine_deltas(tok, ids, sizes, parser=parser)
         held = [(t, (deltas[k + 1][1] if k + 1 < len(deltas) else [])) for k, (t, _i) in enumerate(deltas)]
         if held:
             held[0] = (held[0][0], deltas[0][1] + held[0][1])
@@ -544,6 +584,7 @@ def check_output(
             ("text", [(t, i) for t, i in deltas], spans),
             ("ids-alone", [(None, i) for _t, i in deltas if i], None),
             ("holdback", [(t, i) for t, i in held], spans),
+            ("text-ahead", [(t, i) for t, i in text_ahead(deltas)], spans),
         ]
         for kind, chunks, want in runs_of:
             for atomic in (True, False):

@@ -25,7 +25,7 @@ from typing import Any
 
 from support import tokenizers
 from trisect import MalformedOutputError, StreamError
-from trisect.testing import Case, CaseFailure, check_chunks, check_output, engine_deltas
+from trisect.testing import Case, CaseFailure, check_chunks, check_output, engine_deltas, text_ahead
 
 from . import corpus
 from .mutate import mutate, mutate_ids
@@ -118,12 +118,9 @@ def split_job(item: corpus.Item, rng: random.Random) -> Volume:
             sizes: list[int] = []
             while sum(sizes) < len(ids):
                 sizes.append(rng.randint(1, 12))
-            deltas = engine_deltas(case.tokenizer, ids, sizes)
-            # the text ahead of its ids: each delta carries the next group's text before its ids
-            ahead = [(deltas[k + 1][0] if k + 1 < len(deltas) else "", i) for k, (_t, i) in enumerate(deltas)]
-            if ahead:
-                ahead[0] = (deltas[0][0] + ahead[0][0], ahead[0][1])
-            runs = [("text", deltas), ("ids-alone", [(None, i) for _t, i in deltas if i]), ("text-ahead", ahead)]
+            deltas = engine_deltas(case.tokenizer, ids, sizes, parser=parser)
+            alone = [(None, i) for _t, i in deltas if i]
+            runs = [("text", deltas), ("ids-alone", alone), ("text-ahead", text_ahead(deltas))]
             for label, chunks in runs:
                 for atomic in (True, False):
                     check_chunks(case, parser, chunks, f"groups#{k}+{label}", reference=reference, atomic=atomic)

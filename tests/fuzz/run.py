@@ -34,14 +34,28 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 IDS_EVERY = 3  # an id job after every this many cases
 
 
-def _worker(index: int, workers: int, cpu_seconds: float, wall_seconds: float, seed: int, queue: Any) -> None:
-    from fuzz import corpus, oracle
+def _chosen(limit: int, seed: int) -> tuple[list[Any], list[str]]:
+    """The cases and tokenizers to fuzz: all of them, or ``limit`` cases (seeded) and theirs."""
+    from fuzz import corpus
+
+    items = list(corpus.items())
+    if limit:
+        items = random.Random(seed).sample(items, min(limit, len(items)))
+        return items, sorted({it.tokenizer for it in items if it.tokenizer})
+    return items, corpus.tokenizer_names()
+
+
+def _worker(
+    index: int, workers: int, cpu_seconds: float, wall_seconds: float, seed: int, limit: int, queue: Any
+) -> None:
+    from fuzz import oracle
 
     try:
         rng = random.Random(seed * 7919 + index)
-        items = [it for k, it in enumerate(corpus.items()) if k % workers == index]
+        chosen, all_names = _chosen(limit, seed)
+        items = [it for k, it in enumerate(chosen) if k % workers == index]
         rng.shuffle(items)
-        names = [n for k, n in enumerate(corpus.tokenizer_names()) if k % workers == index]
+        names = [n for k, n in enumerate(all_names) if k % workers == index]
         volume: Counter[str] = Counter()
         covered = {"split": set(), "mutation": set(), "ids": set()}
         seen: set[tuple[str, str, str, str]] = set()
@@ -70,7 +84,7 @@ def _worker(index: int, workers: int, cpu_seconds: float, wall_seconds: float, s
                 if now - last_report > 60:
                     last_report = now
                     queue.put(("progress", index, dict(volume), time.process_time() - start_cpu, rounds))
-                done_first = rounds > 0 or len(covered["ids"]) == len(names)
+                done_first = rounds > 0 and len(covered["ids"]) == len(names)  # every case and tokenizer once
                 spent = time.process_time() - start_cpu
                 if done_first and (spent >= cpu_seconds or now - start_wall >= wall_seconds):
                     break
@@ -111,15 +125,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-cpu-minutes", type=float, default=None, help="fail below this (default: half the budget)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=int(os.environ.get("TRISECT_FUZZ_SEED", time.time())))
+    ap.add_argument(
+        "--wall-minutes", type=float, default=None, help="stop at this wall time (default: 1.5 x the CPU share)"
+    )
+    ap.add_argument("--limit", type=int, default=0, help="fuzz only this many cases (a smoke test)")
     ap.add_argument("--out", type=Path, default=Path("fuzz-findings.jsonl"))
     args = ap.parse_args(argv)
     share = args.cpu_minutes * 60 / args.workers
+    wall = args.wall_minutes * 60 if args.wall_minutes is not None else share * 1.5
     floor = (args.min_cpu_minutes if args.min_cpu_minutes is not None else args.cpu_minutes / 2) * 60
     print(f"::: fuzz: seed {args.seed}, {args.workers} workers, {args.cpu_minutes:g} CPU-minutes", flush=True)
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     procs = [
-        ctx.Process(target=_worker, args=(i, args.workers, share, share * 3, args.seed, queue))
+        ctx.Process(target=_worker, args=(i, args.workers, share, wall, args.seed, args.limit, queue))
         for i in range(args.workers)
     ]
     for p in procs:
@@ -152,16 +171,15 @@ def main(argv: list[str] | None = None) -> int:
             finished += 1
     for p in procs:
         p.join()
-    from fuzz import corpus
-
-    wall = time.monotonic() - started
+    elapsed = time.monotonic() - started
     print(
         f"::: fuzz volume: {volume['streams']} streams, {volume['mutations']} mutations, "
-        f"{volume['id_sequences']} id sequences; {cpu / 60:.1f} CPU-minutes in {wall / 60:.1f} minutes",
+        f"{volume['id_sequences']} id sequences; {cpu / 60:.1f} CPU-minutes in {elapsed / 60:.1f} minutes",
         flush=True,
     )
-    keys = {it.key for it in corpus.items()}
-    names = set(corpus.tokenizer_names())
+    chosen, all_names = _chosen(args.limit, args.seed)
+    keys = {it.key for it in chosen}
+    names = set(all_names)
     gaps = [
         f"{kind}: {len(want - covered[kind])} not covered"
         for kind, want in (("split", keys), ("mutation", keys), ("ids", names))

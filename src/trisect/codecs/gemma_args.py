@@ -105,8 +105,12 @@ class GemmaArgsCodec(Codec):
                 need = quote[len(held) :]
                 got = s[i : min(end, i + len(need))]
                 if got != need[: len(got)]:
-                    self.failed = True  # "<" that does not start a string: not this grammar
-                    return i
+                    # "<" that does not start a string: the start of a bare key or literal, as
+                    # when the whole text is in one piece (where a chunk ends decides nothing)
+                    self._partial = ""
+                    self._buf = [held]
+                    self._mode = _KEY if mode == _KEY_OR_CLOSE else _BARE
+                    continue
                 if len(got) < len(need):
                     self._partial = held + got
                     return end

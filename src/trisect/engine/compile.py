@@ -95,6 +95,9 @@ class CompiledFormat:
     # the added tokens a stream that detokenizes ids decodes although they may be control
     # tokens: the special markers and the pieces of markers matched as text
     decoded_ids: frozenset[int] = frozenset()
+    # bytes of the shortest special-token marker: where text runs this far ahead of its ids, a
+    # special marker in it may still get its id (the lexer's ``ahead``)
+    shortest_special: int = 1 << 30
 
     def start_state(self, state: str) -> StateTable:
         return self.states[state]
@@ -215,6 +218,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         special=frozenset(special),
         special_ids=special_ids,
         marker_of=marker_of,
+        shortest_special=min((len(m.encode("utf-8")) for m in marker_of.values()), default=1 << 30),
         think_start_ids=ids_for("THINK_START"),
         think_end_ids=ids_for("THINK_END"),
         marker_part_ids=parts,

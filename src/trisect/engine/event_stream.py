@@ -139,7 +139,7 @@ class EventStream(Machine):
                     return fast
             return self._text_events(lex.accept(text, None))
         text = lex.accept(text, token_ids)
-        if text and not lex.hold and not lex.specials:
+        if text and not lex.hold and not lex.specials and not lex.ahead:
             # ids without a tokenizer match every marker as text (TEXT mode)
             fast = self._fast_path(text, self._st.text_lex if lex.mode is TEXT else self._st.plain_lex)
             if fast is not None:

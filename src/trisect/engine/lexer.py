@@ -11,8 +11,11 @@ It owns the receive side of a stream, as h11's ``ReceiveBuffer`` does for a conn
   the ids of special tokens are queued (``specials``) at the offset, in bytes of ordinary
   tokens, where their text should appear, and a marker found in the text is real only if a
   queued id of its terminal sits at its offset, give or take ``ALIGN_TOLERANCE`` bytes of
-  decoder drift (re-synchronised at each special token). Ids may arrive before their text
-  (detokenizer hold-back): the marker waits for its text. Text and ids that disagree past that
+  decoder drift (re-synchronised at each special token). The ids' text, and its bytes, are
+  what the tokenizer's own decode makes of them (``vocab.Renderer``: byte tokens that make no
+  character are U+FFFD, 3 bytes each). Ids may arrive before their text (detokenizer
+  hold-back): the marker waits for its text; text may arrive before its ids (``ahead``): a
+  special marker in text the ids have not passed yet is held until they do. Text and ids that disagree past that
   tolerance — a queued special id the text passes without its marker, or one whose marker never
   comes by the end — are a ``StreamError`` naming the output offset; so is a token id that is
   not an integer of the vocabulary (naming the id and its position).
@@ -34,7 +37,7 @@ from ..errors import RequestError, StreamError
 from .compile import CompiledFormat, Lexicon, StateTable
 from .tracker import valid_unicode
 from .value import Value, as_enum, as_int, as_items, as_str, as_tuple
-from .vocab import Detokenizer, Vocab
+from .vocab import Renderer, Vocab
 
 ALIGN_TOLERANCE = 4
 """Bytes of decoder drift tolerated between the ids' text and the text an engine sent."""
@@ -72,13 +75,14 @@ class Lexer:
         "mode",
         "hold",
         "num_tokens",
-        "_detok",
+        "_render",
         "specials",
         "_id_bytes",
         "text_bytes",
         "tb_pos",
         "_shift",
         "base",
+        "ahead",
     )
 
     def __init__(self, compiled: CompiledFormat, vocab: Vocab | None) -> None:
@@ -87,7 +91,7 @@ class Lexer:
         self.mode = TEXT
         self.hold = ""  # text held back: a proper prefix of a live marker
         self.num_tokens = 0  # token ids fed so far
-        self._detok: Detokenizer | None = None  # DECODING only
+        self._render: Renderer | None = None  # the ids' text (both id modes: ``Renderer``)
         # special ids whose text has not been matched yet: (ordinary-byte offset, terminal)
         self.specials: deque[tuple[int, str]] = deque()
         self._id_bytes = 0  # ordinary bytes of all ids fed
@@ -95,6 +99,9 @@ class Lexer:
         self.tb_pos = 0
         self._shift = 0  # drift measured at the last special token
         self.base = 0  # output offset of data[0] in the delta being scanned
+        # ALIGNED: the text may run ahead of its ids far enough that a special marker in it has
+        # its id still to come (so special markers are looked for though none is queued)
+        self.ahead = False
 
     @property
     def vocab(self) -> Vocab | None:
@@ -105,11 +112,11 @@ class Lexer:
         return Lexer.from_value(self._compiled, self._vocab, self.to_value())
 
     def to_value(self) -> Value:
-        """``(mode, hold, num_tokens, detokenizer, specials, id_bytes, text_bytes, shift)``: the
-        held text, the ids fed, the detokenizer's unfinished character (``None``: not
-        decoding), the queued special ids as ``(offset, terminal)`` pairs and the byte counts
-        that align them. ``tb_pos`` and ``base`` are set per delta (``begin``)."""
-        detok = self._detok.to_value() if self._detok is not None else None
+        """``(mode, hold, num_tokens, renderer, specials, id_bytes, text_bytes, shift)``: the
+        held text, the ids fed, the renderer's state (an unfinished character, held control
+        text; ``None`` in text mode), the queued special ids as ``(offset, terminal)`` pairs and
+        the byte counts that align them. ``tb_pos`` and ``base`` are set per delta (``begin``)."""
+        detok = self._render.to_value() if self._render is not None else None
         specials = tuple(self.specials)
         return (self.mode, self.hold, self.num_tokens, detok, specials, self._id_bytes, self.text_bytes, self._shift)
 
@@ -121,9 +128,9 @@ class Lexer:
         new.hold = as_str(hold)
         new.num_tokens = as_int(num_tokens)
         if detok is not None:
-            if vocab is None or new.mode is not DECODING:
-                raise ValueError("a detokenizer's state without a decoding stream")
-            new._detok = Detokenizer.from_value(vocab, compiled.decoded_ids, detok)
+            if vocab is None or new.mode is TEXT:
+                raise ValueError("a renderer's state without token ids")
+            new._render = Renderer.from_value(vocab, detok)
         for entry in as_items(specials):
             offset, terminal = as_tuple(entry, 2)
             new.specials.append((as_int(offset), as_str(terminal)))
@@ -144,12 +151,21 @@ class Lexer:
             raise StreamError("this stream detokenizes ids itself: feed token ids without text")
         if not isinstance(text, str):
             raise StreamError(f"text must be a string, not {type(text).__name__}")
-        if self.mode is ALIGNED and text and not text.isascii() and not valid_unicode(text):
-            # no token spells a lone surrogate: the text is not what its ids say
-            raise StreamError("text given with token ids is not valid Unicode (a lone surrogate): no token spells it")
+        if self.mode is ALIGNED:
+            if text and not text.isascii() and not valid_unicode(text):
+                # no token spells a lone surrogate: the text is not what its ids say
+                raise StreamError(
+                    "text given with token ids is not valid Unicode (a lone surrogate): no token spells it"
+                )
+            # set on every delta (ids without text too), so a copy, which does not keep it, agrees
+            end = self.text_bytes + self._shift + utf8_len(self.hold) + utf8_len(text)
+            self.ahead = end - self._compiled.shortest_special + ALIGN_TOLERANCE >= self._id_bytes
         return text
 
     def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str | None:
+        """Queue the special ids of ``token_ids`` at their offsets in the ids' text (bytes of
+        what ``Renderer`` makes of the other ids, as the tokenizer's decode does); ids alone:
+        that text is the delta's."""
         vocab = self._vocab
         first = self.num_tokens  # position of token_ids[0] among all ids fed
         self.num_tokens += len(token_ids)
@@ -160,38 +176,47 @@ class Lexer:
         decode = text is None
         if self.mode is TEXT:
             self.mode = DECODING if decode else ALIGNED
-            if decode:
-                self._detok = Detokenizer(vocab, self._compiled.decoded_ids)
+            self._render = Renderer(vocab)
         elif (self.mode is DECODING) != decode:
             raise StreamError("feed either text with ids or ids alone, the same way for the whole stream")
+        render = self._render
+        assert render is not None
         special_ids = self._compiled.special_ids
+        keep = self._compiled.decoded_ids  # markers and their pieces: text even if control tokens
         pending = self.specials
         obytes = self._id_bytes
-        sizes = vocab.sizes[decode]  # the cache of Vocab.text_size, read inline (one dict lookup per id)
-        marker_parts = self._compiled.marker_part_ids
+        plain = vocab.plain_sizes  # the cache of Vocab.plain_size, read inline (one dict lookup per id)
+        parts: list[str] = []
         for token_id in token_ids:
             if type(token_id) is not int:  # bool and float hash like ints: rejected before any lookup
                 self._bad_id(token_ids, first)
-            terminal = special_ids.get(token_id)
-            if terminal is not None:
-                pending.append((obytes, terminal))
+            size = plain.get(token_id)
+            if size is not None and not render.dirty and not decode:
+                obytes += size  # the commonest id: ordinary bytes that render as themselves
                 continue
-            size = sizes.get(token_id)
-            if size is None:
-                try:
-                    size = vocab.text_size(token_id, decode)
-                except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
-                    self._bad_id(token_ids, first)
-            if size >= 0:
-                obytes += size
-            elif decode and token_id in marker_parts:  # a piece of a marker matched as text: decoded
-                obytes += len((vocab.added_text(token_id) or "").encode("utf-8"))
-            else:  # a control token (end of turn…)
-                obytes += ~size
+            terminal = special_ids.get(token_id)
+            if terminal is not None:  # the marker's text is not ordinary bytes: queued at its offset
+                piece = render.added("")
+                obytes += utf8_len(piece)
+                pending.append((obytes, terminal))
+                if decode:
+                    parts.append(piece + (vocab.added_text(token_id) or ""))
+                continue
+            try:
+                added = vocab.added_text(token_id)
+                if added is None and size is None:
+                    vocab.plain_size(token_id)  # validates the id (an ordinary one: its bytes)
+            except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
+                self._bad_id(token_ids, first)
+            if added is None:
+                piece = render.ordinary(token_id)
+            else:  # ids alone: a control token that is no marker is held (text unless it ends the output)
+                piece = render.added(added, hold=decode and token_id not in keep and vocab.is_control(token_id))
+            obytes += utf8_len(piece)
+            if decode:
+                parts.append(piece)
         self._id_bytes = obytes
-        if self._detok is not None:
-            return self._detok.decode(token_ids)
-        return text
+        return "".join(parts) if decode else text
 
     def check_alignment(self, offset: int) -> None:
         """End of the output, text given with ids: every special token's id met its marker in
@@ -212,9 +237,13 @@ class Lexer:
         raise StreamError("a token id is not in the tokenizer's vocabulary")
 
     def flush(self) -> str:
-        """End of output: what the detokenizer still holds (nothing: an incomplete character
-        at the very end is dropped)."""
-        return self._detok.flush() if self._detok is not None else ""
+        """End of output, ids alone: what the renderer still holds (an unfinished character, as
+        U+FFFD; held stop tokens are dropped)."""
+        if self.mode is not DECODING or self._render is None:
+            return ""
+        tail = self._render.end()
+        self._id_bytes += utf8_len(tail)
+        return tail
 
     # ------------------------------------------------------------------ scanning
 
@@ -231,9 +260,19 @@ class Lexer:
         """The markers live in state ``st`` for the current mode."""
         if self.mode is TEXT:
             return st.text_lex
-        if not self.specials:
-            return st.plain_lex  # no special id queued: only the ordinary markers can match
+        if not self.specials and not self.ahead:
+            return st.plain_lex  # no special id queued or to come: only the ordinary markers can match
         return st.ids_lex or st.text_lex
+
+    def id_may_come(self, terminal: str, data: str, i: int) -> bool:
+        """The special marker ``terminal`` found at ``data[i]`` has no id queued, but the text
+        runs ahead of its ids (an engine can send a token's text a delta before its id): the
+        ids have not passed it yet, so its id may still come. The stream then holds it."""
+        return self._before_ids_end(self.bytes_at(data, i))
+
+    def _before_ids_end(self, y: int) -> bool:
+        """Text at ordinary-byte offset ``y`` the ids have not passed yet (ALIGNED)."""
+        return self.mode is ALIGNED and self._id_bytes <= y + self._shift + ALIGN_TOLERANCE
 
     def bytes_at(self, data: str, i: int) -> int:
         """Ordinary bytes of the text before ``data[i]`` (``i`` only grows within a delta)."""
@@ -278,9 +317,13 @@ class Lexer:
                 return True
         return False
 
-    def next_special(self, st: StateTable, data: str, pos: int, end: int) -> tuple[int, int, str] | None:
-        """Span and terminal of the next real special-token marker in data[pos:end], live in
-        state ``st`` or not (inside a JSON string any special token is string text)."""
+    def next_special(
+        self, st: StateTable, data: str, pos: int, end: int, final: bool
+    ) -> tuple[int, int, str, bool] | None:
+        """Span and terminal of the next special-token marker in data[pos:end] that is real, or
+        (``False`` last) whose id may still come (the text runs ahead of its ids; not at the end
+        of the output), live in state ``st`` or not (inside a JSON string any special token is
+        string text)."""
         lex = st.ids_lex or st.text_lex
         if lex.pattern is None:
             return None
@@ -292,7 +335,9 @@ class Lexer:
             if terminal in special:
                 y = base + utf8_len(data[pos : m.start()])
                 if self._match(terminal, y, claim=False):
-                    return m.start(), m.end(), terminal
+                    return m.start(), m.end(), terminal, True
+                if not final and self._before_ids_end(y):
+                    return m.start(), m.end(), terminal, False
         return None
 
 

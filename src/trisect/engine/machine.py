@@ -197,8 +197,11 @@ class Machine:
             if st.region is _ARGS and call is not None and call.codec.structured:
                 codec = call.codec
                 if not (codec.done or codec.failed):
-                    hit = lex.next_special(st, data, pos, n) if lex.specials else None
+                    hit = lex.next_special(st, data, pos, n, final) if lex.specials or lex.ahead else None
                     limit = hit[0] if hit is not None else n
+                    if limit == pos and hit is not None and not hit[3]:
+                        lex.hold = data[pos:]  # the text ran ahead of the marker's id: wait for it
+                        break
                     if limit == pos and hit is not None and codec.in_string:
                         # a special token inside a JSON string is string text
                         lex.claim(hit[2], data, hit[0], hit[1])
@@ -242,10 +245,20 @@ class Machine:
                 if lex.claim(terminal, data, a, b):
                     self._text(data, pos, b)
                     pos = b
+                elif not final and lex.id_may_come(terminal, data, a):
+                    if a > pos:
+                        self._text(data, pos, a)
+                    lex.hold = data[a:]  # the text ran ahead of its ids: wait for them
+                    break
                 scan = b if pos == b else a + 1
                 continue
             real = lex.mode is not TEXT and terminal in self._c.special  # given by id (claimed when decided)
             if real and not lex.is_real(terminal, data, a):
+                if not final and lex.id_may_come(terminal, data, a):
+                    if a > pos:
+                        self._text(data, pos, a)
+                    lex.hold = data[a:]  # the text ran ahead of its ids: wait for them
+                    break
                 scan = a + 1
                 continue
             if rule.by_id and not real:  # counts only as its special token: here it is text
@@ -377,7 +390,11 @@ class Machine:
             if self._c.states[nxt].region is _HEADER:
                 self._header.add(marker)  # a marker inside the header is header text
             else:
-                self._content(self._header.abandon(marker))
+                left = self._header.abandon(marker)
+                if left is not None and left[: len(left) - len(marker)].strip():
+                    self._content(left)  # a header that does not read is content, markers included
+                elif trace is not None and marker:  # an empty message: its end marker is structure
+                    trace.add("marker", self._at, self._at + len(marker))
         for act in acts:
             if act is Act.REASONING_END:
                 if self._phase is DEFERRING:

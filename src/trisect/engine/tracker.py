@@ -33,6 +33,9 @@ from .spec import FormatSpec
 from .stream_options import StreamOptions
 from .value import Value, as_int, as_tuple
 
+MARKUP_TEXT = "text inside the call's markup"
+# a reason that names no text: where the stream was cut cannot change it
+
 
 @lru_cache(maxsize=256)
 def _markers_in(spec: FormatSpec) -> re.Pattern[str] | None:
@@ -234,7 +237,7 @@ class CallTracker:
             return
         run = (call.markup + text).lstrip(" \t\r\n")
         if run and not any(w.startswith(run.rstrip(" \t\r\n")) for w in self._spec.call_markup):
-            self._break(call, f"text {run.strip()[:40]!r} inside the call's markup")
+            self._break(call, MARKUP_TEXT)
             run = ""
         call.markup = run
 
@@ -243,7 +246,7 @@ class CallTracker:
         call = self.open
         if call is not None and call.markup:
             if call.markup.strip(" \t\r\n") not in self._spec.call_markup:
-                self._break(call, f"text {call.markup.strip()[:40]!r} inside the call's markup")
+                self._break(call, MARKUP_TEXT)
             call.markup = ""
 
     def name_text(self, text: str) -> None:

@@ -2,7 +2,9 @@
 
 * which marker strings are single special (added) tokens, and their ids;
 * the bytes of an ordinary token, to detokenize ids incrementally and to align token ids with
-  the text an engine sends next to them.
+  the text an engine sends next to them: ``Renderer`` makes of ids the text the tokenizer's own
+  ``decode(ids, skip_special_tokens=False)`` gives (U+FFFD for bytes that make no character, a
+  SentencePiece run's dropped leading space), one id at a time.
 
 Accepted: an HF ``tokenizers.Tokenizer``, a ``transformers`` tokenizer (slow or fast) and a
 ``tiktoken.Encoding``. Token bytes are cached per id, so the cost per token is one dict lookup.
@@ -17,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import RequestError, StreamError
-from .value import Value
+from .value import Value, as_bool, as_str, as_tuple
 
 _INT = {int}
 
@@ -83,9 +85,10 @@ class Vocab:
             )
         self._by_text = {text: i for i, text in self._added.items()}
         self._suffixes: dict[str, str] = {}
-        # token id -> the bytes it puts in the text an engine sends with it (with text) or in the
-        # text trisect decodes (ids alone); ~size for control tokens (see ``text_size``)
-        self.sizes: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        # ordinary token id -> its bytes' length, for tokens whose bytes are whole UTF-8 (they render
+        # as themselves where nothing is pending): the lexer's one dict lookup per id
+        self.plain_sizes: dict[int, int] = {}
+        self._drops: bool | None = None
         self._known: set[int] = set()  # ids checked to be token ids (``check_ids``)
 
     def check_ids(self, token_ids: Sequence[object], first: int = 0) -> None:
@@ -94,15 +97,19 @@ class Vocab:
         the position of ``token_ids[0]`` among all ids fed). Cost: two C-level passes once every
         id was seen (a set test and a type test), one dict lookup per id seen for the first time."""
         known = self._known
-        if known.issuperset(token_ids) and set(map(type, token_ids)) <= _INT:
-            return
+        try:
+            if known.issuperset(token_ids) and set(map(type, token_ids)) <= _INT:
+                return
+        except TypeError:  # an unhashable "id" (a list): found below
+            pass
         for k, token_id in enumerate(token_ids):
             if type(token_id) is not int:
                 raise StreamError(f"token id {token_id!r} at position {first + k} is not an integer")
             if token_id in known:
                 continue
             try:
-                self.text_size(token_id, False)
+                if self.added_text(token_id) is None:
+                    self.token_bytes(token_id)
             except (TypeError, ValueError, KeyError, IndexError, OverflowError, RequestError):
                 raise StreamError(
                     f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
@@ -137,23 +144,60 @@ class Vocab:
     def is_control(self, token_id: int) -> bool:
         return token_id in self._control
 
-    def text_size(self, token_id: int, decoding: bool) -> int:
-        """Bytes of text ``token_id`` stands for: ordinary bytes, or an added token's text (none
-        for a control token when trisect decodes: it drops them). Control tokens give ``~size``
-        (negative), so a caller can tell them apart. Cached per id; raises for an id outside the
-        vocabulary (``KeyError``, ``OverflowError``, ``RequestError``, ``TypeError``)."""
-        cache = self.sizes[decoding]
-        size = cache.get(token_id)
-        if size is None:
-            added = self.added_text(token_id)
-            if added is None:
-                size = len(self.token_bytes(token_id))
-            elif token_id in self._control:
-                size = ~(0 if decoding else len(added.encode("utf-8")))
-            else:
-                size = len(added.encode("utf-8"))
-            cache[token_id] = size
-        return size
+    def plain_size(self, token_id: int) -> int | None:
+        """The bytes' length of an ordinary token whose bytes are whole UTF-8 (``None``: an added
+        token, or bytes that only render with their neighbours: byte fallback, a split
+        character). Cached; raises for an id outside the vocabulary (``KeyError``,
+        ``OverflowError``, ``RequestError``, ``TypeError``)."""
+        size = self.plain_sizes.get(token_id)
+        if size is not None:
+            return size
+        if self.added_text(token_id) is not None:
+            return None
+        data = self.token_bytes(token_id)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        self.plain_sizes[token_id] = len(data)
+        return len(data)
+
+    @property
+    def drops_run_space(self) -> bool:
+        """The tokenizer's decode drops the leading space of the first ordinary token after an
+        added token (SentencePiece's dummy prefix, as mistral-common decodes each run), asked of
+        the tokenizer once: it decodes an added token and a token that starts with a space."""
+        if self._drops is None:
+            self._drops = self._probe_run_space()
+        return self._drops
+
+    def _probe_run_space(self) -> bool:
+        if self._kind == "tiktoken" or not self._added:
+            return False
+        spaced = None  # an ordinary token that is a space and a word
+        for token_id in range(5000):  # the first such word among the commonest tokens
+            if token_id not in self._added:
+                try:
+                    data = self.token_bytes(token_id)
+                except (KeyError, ValueError, TypeError, OverflowError, RequestError):
+                    continue
+                if len(data) > 2 and data[:1] == b" " and data[1:].isalpha() and data.isascii():
+                    spaced = (token_id, data[1:].decode())
+                    break
+        if spaced is None:
+            return False
+        decode = self.tokenizer.decode
+        # added tokens that decode to their own text (not a BOS or an unknown-token marker)
+        for added in sorted(self._added, reverse=True)[:16]:
+            text = self._added[added]
+            try:
+                if decode([added], skip_special_tokens=False) != text:
+                    continue
+                pair = decode([added, spaced[0]], skip_special_tokens=False)
+            except (TypeError, ValueError):
+                return False
+            return bool(pair == text + spaced[1])
+        return False
 
     def token_bytes(self, token_id: int) -> bytes:
         cached = self._bytes.get(token_id)
@@ -183,51 +227,84 @@ class Vocab:
         return list(tok.encode(text, add_special_tokens=False))
 
 
-class Detokenizer:
-    """Incremental ids -> text that never splits a UTF-8 character.
+class Renderer:
+    """Token ids -> the text the tokenizer's own decode gives them, one id at a time.
 
-    Added tokens decode to their text, except control tokens (BOS/EOS, end of turn) that are
-    not markers of the format (``keep``): those decode to nothing, as with an engine's
-    ``skip_special_tokens``. An incomplete character at the very end is dropped.
+    ``decode(ids, skip_special_tokens=False)`` is the text an engine sends with ids when a
+    parser runs, and the text trisect makes of ids alone; the lexer aligns the two by it. The
+    bytes of consecutive ordinary tokens are decoded together, never splitting a character; an
+    added token ends that run, so the bytes of a character it interrupts, and bytes that are not
+    UTF-8, are each U+FFFD (Unicode's substitution of maximal subparts, which Rust's
+    ``String::from_utf8_lossy`` under HF tokenizers and Python's ``"replace"`` both follow), as
+    are those left at the end of the output. The first token of a run after an added token loses
+    the leading space a SentencePiece decoder drops there (``Vocab.drops_run_space``, learned
+    from the tokenizer). Added tokens are their text. ``added(..., hold=True)`` (ids alone, a
+    control token that is not a marker of the format): the text is held until a token that is
+    not one follows, and then is text where the model wrote it; the ones the output ends with
+    are an engine's stop tokens, whose text an engine does not send: ``end`` drops them.
     """
 
-    def __init__(self, vocab: Vocab, keep: Iterable[int]) -> None:
+    __slots__ = ("_vocab", "_decoder", "_run_start", "_held", "dirty")
+
+    def __init__(self, vocab: Vocab) -> None:
         self._vocab = vocab
-        self._keep = frozenset(keep)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._run_start = True  # the next ordinary token begins a run (after an added token)
+        self._held = ""  # control tokens' text, held (ids alone)
+        # the next ordinary token may not render as its own bytes (bytes are pending, it may
+        # lose a SentencePiece space, held text comes first): the lexer's fast path is off
+        self.dirty = vocab.drops_run_space
 
-    def decode(self, ids: Iterable[int]) -> str:
-        vocab = self._vocab
-        parts: list[str] = []
-        for token_id in ids:
-            added = vocab.added_text(token_id)
-            if added is not None:
-                if token_id in self._keep or not vocab.is_control(token_id):
-                    parts.append(added)
-                continue
-            parts.append(self._decoder.decode(vocab.token_bytes(token_id)))
-        return "".join(parts)
+    def ordinary(self, token_id: int) -> str:
+        """The text an ordinary token releases (held control text first)."""
+        data = self._vocab.token_bytes(token_id)
+        if self._run_start:
+            self._run_start = False
+            if data[:1] == b" " and self._vocab.drops_run_space:
+                data = data[1:]
+        text = self._decoder.decode(data)
+        self.dirty = bool(self._decoder.getstate()[0])
+        if self._held:
+            text, self._held = self._held + text, ""
+        return text
 
-    def copy(self) -> Detokenizer:
-        """An independent detokenizer in the same state (the bytes of an unfinished character)."""
-        return Detokenizer.from_value(self._vocab, self._keep, self.to_value())
+    def added(self, text: str, *, hold: bool = False) -> str:
+        """An added token (its ``text``) ends the run: what that releases (U+FFFD for pending
+        bytes, then, unless ``hold``, the held text and the token's own)."""
+        out = self._decoder.decode(b"", final=True)
+        self._decoder.reset()
+        self._run_start = True
+        self.dirty = True
+        if hold:
+            self._held += text
+            return out
+        out += self._held + text
+        self._held = ""
+        return out
 
-    def to_value(self) -> bytes:
-        """Its state: the bytes of a character not completed yet (at most 3)."""
+    def end(self) -> str:
+        """End of the output: pending bytes as U+FFFD; held control text (stop tokens) dropped."""
+        out = self._decoder.decode(b"", final=True)
+        self._decoder.reset()
+        self._held = ""
+        return out
+
+    def copy(self) -> Renderer:
+        return Renderer.from_value(self._vocab, self.to_value())
+
+    def to_value(self) -> Value:
+        """``(pending bytes, at a run's start, held text)``: at most 3 bytes and the held tokens."""
         pending, _flag = self._decoder.getstate()
-        return pending
+        return (pending, self._run_start, self._held)
 
     @classmethod
-    def from_value(cls, vocab: Vocab, keep: Iterable[int], value: Value) -> Detokenizer:
-        if type(value) is not bytes or len(value) > 3:
-            raise ValueError("a detokenizer's state is the bytes of an unfinished character")
-        new = cls(vocab, keep)
-        new._decoder.setstate((value, 0))
+    def from_value(cls, vocab: Vocab, value: Value) -> Renderer:
+        pending, run_start, held = as_tuple(value, 3)
+        if type(pending) is not bytes or len(pending) > 3:
+            raise ValueError("a renderer's pending bytes are those of one unfinished character")
+        new = cls(vocab)
+        new._decoder.setstate((pending, 0))
+        new._run_start = as_bool(run_start)
+        new._held = as_str(held)
+        new.dirty = bool(pending) or new._run_start or bool(new._held)
         return new
-
-    def keeps(self, token_id: int) -> bool:
-        return token_id in self._keep or not self._vocab.is_control(token_id)
-
-    def flush(self) -> str:
-        self._decoder.reset()  # bytes of a character that never completed
-        return ""

@@ -86,6 +86,7 @@ def first_quoted(text: str) -> str:
 
 
 _READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
+_QUOTES = ("'", '"')
 
 
 def _name_reader(quote: Quote) -> Callable[[str], tuple[str, str | None]] | None:
@@ -94,7 +95,10 @@ def _name_reader(quote: Quote) -> Callable[[str], tuple[str, str | None]] | None
         return None
 
     def parse_name(text: str) -> tuple[str, str | None]:
-        return read(text), None
+        # a quote left open ('"' alone, '"get_weather'): the name does not read, so there is
+        # none and the call is malformed, never a call named with the quote
+        name = read(text)
+        return ("" if name[:1] in _QUOTES or name[-1:] in _QUOTES else name), None
 
     return parse_name
 
