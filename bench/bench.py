@@ -504,6 +504,19 @@ def time_trisect_stream(parser, deltas: list[str], id_groups: list | None) -> tu
     return t, out
 
 
+def time_stream_floor(parser, text: str, deltas: list[str]) -> tuple[float, float]:
+    """The one-call floor of a stream: the same stream fed the whole output in one ``feed()``,
+    plus one ``str.find`` per delta (the least any incremental scanner does per delta)."""
+    stream = parser.stream(tools=TOOLS)
+    settle_gc()
+    t0 = clock_start()
+    stream.feed(text)
+    stream.finish()
+    for piece in deltas:
+        piece.find("<")
+    return clock_stop(t0)
+
+
 def time_trisect_whole(parser, text: str) -> tuple[tuple[float, float], object]:
     settle_gc()
     t0 = clock_start()
@@ -554,7 +567,10 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
             id_groups = None
             if args.feed_ids and case["ids"] is not None:
                 id_groups = _group(case["ids"], k)
+            floor = {"runs": []}
+            entry["floor"] = floor
             for _ in range(reps):
+                add_run(floor, time_stream_floor(parser, case["text"], deltas))
                 res, err = _safe(time_trisect_stream, parser, deltas, id_groups)
                 if err:
                     entry["check"] = err
@@ -567,6 +583,7 @@ def run_trisect(trisect, cases: list[dict], args) -> None:
                 if t[0] > args.long_run_seconds:
                     break
             if entry["runs"]:
+                summarize(floor, n_tok)
                 summarize(entry, n_tok)
                 history.setdefault(skey, []).append((n_tok, entry["us_per_tok"]))
                 log(

@@ -98,7 +98,7 @@ def run_command(path: Path, out: Path, tools: Path, workers: int) -> float:
     return seconds
 
 
-def run_ray(rows: list[dict], workers: int) -> float | None:
+def run_ray(rows: list[dict], workers: int, tmp: Path) -> float | None:
     try:
         import ray
     except ImportError:
@@ -107,7 +107,11 @@ def run_ray(rows: list[dict], workers: int) -> float | None:
 
     # the actors import trisect from this checkout, as this process does
     env = {"env_vars": {"PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}}
-    ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, runtime_env=env)
+    # Ray's session (logs, sockets, the object store's spill files: GBs for 100k rows) in this run's
+    # temporary directory, which main() removes, not in /tmp/ray where it would stay
+    ray.init(
+        num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, runtime_env=env, _temp_dir=str(tmp / "ray")
+    )
     try:
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True
@@ -140,21 +144,23 @@ def run_vllm_job(args, job: dict, prefix: str, note: str | None = None) -> dict 
         return None
     if note:
         log(note)
-    tmp = Path(tempfile.mkdtemp(prefix=prefix))
-    (tmp / "job.json").write_text(json.dumps(job))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["TRISECT_SHARED"] = str(bench.SHARED)
     env.setdefault("OMP_NUM_THREADS", "1")
-    proc = subprocess.run(
-        [str(py), str(HERE / "vllm_batch_driver.py"), str(tmp / "job.json"), str(tmp / "out.json")],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        log(proc.stderr[-3000:])
-        return None
-    return json.loads((tmp / "out.json").read_text())
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        tmp = Path(name)
+        (tmp / "job.json").write_text(json.dumps(job))
+        proc = subprocess.run(
+            [str(py), str(HERE / "vllm_batch_driver.py"), str(tmp / "job.json"), str(tmp / "out.json")],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            log(proc.stderr[-3000:])
+            return None
+        out: dict = json.loads((tmp / "out.json").read_text())
+    return out
 
 
 def run_vllm(path: Path, args) -> dict | None:
@@ -187,7 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     rnd = random.Random(5)
     rows = [{"id": i, "output": rnd.choice(pool)} for i in range(args.rows)]
     mb = sum(len(r["output"].encode("utf-8")) for r in rows) / 1e6
-    tmp = Path(tempfile.mkdtemp(prefix="trisect-bench-batch-"))
+    with tempfile.TemporaryDirectory(prefix="trisect-bench-batch-") as tmp:  # rows, outputs, Ray: all removed
+        return run(args, rows, mb, Path(tmp))
+
+
+def run(args: argparse.Namespace, rows: list[dict], mb: float, tmp: Path) -> int:
     path, tools = tmp / "rows.jsonl", tmp / "tools.json"
     with open(path, "w", encoding="utf-8") as fh:
         for r in rows:
@@ -205,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             (f"trisect batch, {w} worker{'s' if w > 1 else ''}", run_command(path, tmp / "o.jsonl", tools, w))
         )
         log(f"{results[-1][0]}: {results[-1][1]:.2f} s")
-    ray_s = None if args.no_ray else run_ray(rows, 2)
+    ray_s = None if args.no_ray else run_ray(rows, 2, tmp)
     if ray_s is not None:
         results.append(("Ray Data ParseBatch, 2 actors", ray_s))
     vllm = run_vllm(path, args)

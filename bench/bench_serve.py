@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
+import json
 import multiprocessing
 import os
 import socket
@@ -31,7 +33,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+if importlib.util.find_spec("trisect") is None:  # else the installed trisect (bench/targets.py: a built wheel)
+    sys.path.insert(0, str(ROOT / "src"))
 
 TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -139,7 +142,21 @@ async def timed(fn: object, *args: object, repeat: int) -> float:
     return statistics.median(times)
 
 
-async def measure(engine: int, port: int, quick: bool) -> list[tuple[str, str, str, str]]:
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` so far (Linux: /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def cpu_timed(pid: int, fn: object, *args: object, repeat: int) -> float:
+    """CPU seconds process ``pid`` spends per call of ``fn`` (``repeat`` calls, then the mean)."""
+    start = cpu_seconds(pid)
+    for _ in range(repeat):
+        await fn(*args)  # type: ignore[operator]
+    return (cpu_seconds(pid) - start) / repeat
+
+
+async def measure(engine: int, port: int, quick: bool, proxy_pid: int, result: dict) -> list[tuple[str, str, str, str]]:
     import httpx
 
     repeat = 15 if quick else 40
@@ -166,6 +183,14 @@ async def measure(engine: int, port: int, quick: bool) -> list[tuple[str, str, s
                 f"+{(per_proxy - per_direct) * 1e6:.1f} µs",
             )
         )
+        # what the trisect server's process spends per chunk, in CPU time (the replay engine and
+        # this client do the same work with or without it): the slope of its CPU time
+        reps = max(10, repeat // 2)
+        c16 = await cpu_timed(proxy_pid, proxy, client, port, 16, repeat=reps)
+        cl = await cpu_timed(proxy_pid, proxy, client, port, long, repeat=reps)
+        per_cpu = (cl - c16) / (long - 16)
+        rows.append(("trisect server CPU per chunk", "", f"{per_cpu * 1e6:.1f} µs", f"+{per_cpu * 1e6:.1f} µs"))
+        result.update(wall_us_per_chunk=(per_proxy - per_direct) * 1e6, cpu_us_per_chunk=per_cpu * 1e6)
     for streams in (1, 16, 256):
         async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=300)) as client:
             per_stream = 64
@@ -185,6 +210,7 @@ async def measure(engine: int, port: int, quick: bool) -> list[tuple[str, str, s
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json-out", help="also write the per-chunk figures here as JSON")
     args = ap.parse_args()
     engine, port = _free_port(), _free_port()
     ctx = multiprocessing.get_context("spawn")
@@ -196,15 +222,16 @@ def main() -> int:
         p.start()
     try:
         asyncio.run(_wait(port))
-        rows = asyncio.run(measure(engine, port, args.quick))
+        result: dict = {}
+        rows = asyncio.run(measure(engine, port, args.quick, procs[1].pid, result))
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps(result))
     finally:
         for p in procs:
             p.terminate()
             p.join(5)
     header = ("measure", "direct (engine)", "proxy (trisect)", "added")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(4)]
-    import importlib.util
-
     fast = [m for m in ("httptools", "uvloop") if importlib.util.find_spec(m) is not None]
     print(
         f"trisect serve bench (cpu count {os.cpu_count()}, load {os.getloadavg()[0]:.1f}, uvicorn with "

@@ -16,18 +16,21 @@ chunk, in the same run, alternating the two parsers per repeat:
 * parser: ``ChatStreamProcessor.step`` per chunk (``parse_delta`` plus serving's filters), with
   ``--reasoning-parser R --tool-call-parser T`` (vLLM's parsers) and ``trisect_R`` /
   ``trisect_T`` (the plugin: one ``TrisectParser``);
+* native: trisect's own ``feed(text, ids)`` on the same texts and ids, no engine around it
+  (``plugin / native`` is what the adapter adds);
 * loop: detokenizer + parser, what the serving loop spends per token on text and parsing;
   "trisect share" is the plugin's part of its loop;
 * whole: ``Parser.parse`` + ``assemble_chat_message_fields`` on the full text (non-streaming).
 
 Every result (both parsers, streamed and whole) is checked against what the generator rendered
-(``bench_common.check_result``). Median of 3 repeats up to 16k tokens, 1 above. Nothing is
-asserted on timings.
+(``bench_common.check_result``). CPU time (``time.process_time``), median of 3 repeats up to
+16k tokens, 1 above. Nothing is asserted on timings. ``--json-out FILE`` saves the rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -90,10 +93,10 @@ class Loop:
         last = len(groups) - 1
         deltas = []
         settle_gc()
-        start = time.perf_counter()
+        start = time.process_time()
         for n, (text, ids) in enumerate(zip(texts, groups, strict=True)):
             deltas.append(step(text, ids, "stop" if n == last else None, []).delta)
-        return time.perf_counter() - start, deltas
+        return time.process_time() - start, deltas
 
     def whole(self, text: str, ids: list[int]) -> tuple[float, dict[str, Any]]:
         from vllm.entrypoints.openai.chat_completion.message_assembly import assemble_chat_message_fields
@@ -101,18 +104,39 @@ class Loop:
         request = self.request.model_copy(update={"stream": False})
         parser = self.parser_cls(self.tok, request.tools, chat_template_kwargs={}, model_config=None)
         settle_gc()
-        start = time.perf_counter()
+        start = time.process_time()
         reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True, model_output_token_ids=ids)
         fields = assemble_chat_message_fields(
             request, reasoning, content, calls, enable_auto_tools=True, parser_cls=self.parser_cls
         )
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         message = {
             "reasoning": fields.reasoning,
             "content": fields.content,
             "tool_calls": [{"name": c.function.name, "arguments": c.function.arguments} for c in fields.tool_calls],
         }
         return seconds, message
+
+
+class Native:
+    """trisect's own stream on the same texts and ids, no engine around it: ``Parser(R, T,
+    tokenizer=tok).stream(tools=...)`` and one ``feed(text, ids)`` per chunk (what the plugin wraps)."""
+
+    def __init__(self, tok: Any, reasoning: str | None, tools: str | None) -> None:
+        import trisect
+
+        self.parser = trisect.Parser(reasoning=reasoning, tools=tools, tokenizer=tok)
+
+    def stream(self, texts: list[str], groups: list[list[int]]) -> tuple[float, list[Any]]:
+        stream = self.parser.stream(tools=TOOLS)
+        feed = stream.feed
+        deltas = []
+        settle_gc()
+        start = time.process_time()
+        for text, ids in zip(texts, groups, strict=True):
+            deltas.append(feed(text, ids))
+        deltas.append(stream.finish())
+        return time.process_time() - start, deltas
 
 
 def detokenize(tok: Any, groups: list[list[int]], skip_special_tokens: bool) -> tuple[float, list[str]]:
@@ -135,11 +159,11 @@ def detokenize(tok: Any, groups: list[list[int]], skip_special_tokens: bool) -> 
     texts = []
     last = len(groups) - 1
     settle_gc()
-    start = time.perf_counter()
+    start = time.process_time()
     for n, ids in enumerate(groups):
         detok.update(ids, False)
         texts.append(detok.get_next_output_text(n == last, True))
-    return time.perf_counter() - start, texts
+    return time.process_time() - start, texts
 
 
 def median(values: list[float]) -> float:
@@ -158,9 +182,10 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         reasoning, tools, _family = bench.COMBOS[combo]
         name = COMBOS[combo]
         tok = vllm_serving.tokenizer(name)
-        loops = {
+        loops: dict[str, Any] = {
             "vllm": Loop(tok, reasoning, tools),
             "trisect": Loop(tok, f"trisect_{reasoning}" if reasoning else None, f"trisect_{tools}"),
+            "native": Native(tok, reasoning, tools),
         }
         assert loops["trisect"].parser_cls.__name__.startswith("TrisectParser"), loops["trisect"].parser_cls
         for target in args.lengths:
@@ -169,20 +194,20 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             repeats = 3 if len(ids) <= 16000 else 1
             for chunk in args.chunks:
                 groups = [ids[i : i + chunk] for i in range(0, len(ids), chunk)]
-                times: dict[str, list[float]] = {"detok": [], "vllm": [], "trisect": []}
+                times: dict[str, list[float]] = {"detok": [], "vllm": [], "trisect": [], "native": []}
                 checks: dict[str, str] = {}
                 for r in range(repeats):
                     seconds, texts = detokenize(tok, groups, loops["vllm"].request.skip_special_tokens is not False)
                     times["detok"].append(seconds)
                     assert "".join(texts) == text, "the detokenizer gave other text"
-                    for which in ("vllm", "trisect") if r % 2 == 0 else ("trisect", "vllm"):
+                    for which in ("vllm", "trisect", "native") if r % 2 == 0 else ("native", "trisect", "vllm"):
                         seconds, deltas = loops[which].stream(texts, groups)
                         times[which].append(seconds)
                         checks[which] = check_result(bench.fold_deltas(deltas), expect)
                 row = {"combo": combo, "tokens": len(ids), "chunk": chunk}
                 for key, values in times.items():
                     row[key] = median(values) / len(ids) * 1e6
-                for which in ("vllm", "trisect"):
+                for which in ("vllm", "trisect", "native"):
                     row[f"check_{which}"] = checks[which]
                 if chunk == args.chunks[0]:
                     for which in ("vllm", "trisect"):
@@ -205,6 +230,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         "detokenizer µs/tok",
         "vLLM parsers µs/tok",
         "trisect plugin µs/tok",
+        "native feed() µs/tok",
         "loop vLLM µs/tok",
         "loop trisect µs/tok",
         "trisect share of its loop",
@@ -229,6 +255,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{row['detok']:.1f}",
             f"{row['vllm']:.1f}",
             f"{row['trisect']:.1f}",
+            f"{row['native']:.1f}",
             f"{loop_v:.1f}",
             f"{loop_t:.1f}",
             f"{row['trisect'] / loop_t:.0%}",
@@ -245,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--combos", type=lambda s: s.split(","), default=list(COMBOS))
     ap.add_argument("--lengths", type=parse_lengths, default=LENGTHS)
     ap.add_argument("--chunks", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4])
+    ap.add_argument("--json-out", help="also write the rows here as JSON")
     args = ap.parse_args(argv)
     unknown = [c for c in args.combos if c not in COMBOS]
     if unknown:
@@ -254,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = run(args)
     print(f"vLLM {vllm.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; one process, same run\n")
     print(table(rows))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(rows))
     failed = [r for r in rows if any(v != "OK" for k, v in r.items() if k.startswith("check"))]
     return 1 if failed else 0
 

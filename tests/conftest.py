@@ -27,6 +27,14 @@ HEAVY = {
 OPT_IN = {"model", "exhaustive"}
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which build the suite runs: the compiled wheel's modules or pure Python (trisect/native.py)."""
+    import trisect
+    from trisect import native
+
+    return f"trisect {trisect.__version__}: {native.build()}"
+
+
 def _ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 

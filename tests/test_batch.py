@@ -444,3 +444,23 @@ def test_a_script_without_the_main_guard_fails_fast(tmp_path: Path) -> None:
     )
     run = subprocess.run([sys.executable, str(guarded)], env=env, capture_output=True, text=True, timeout=HANG)
     assert run.returncode == 0 and run.stdout.strip() == "500", run.stderr
+
+
+def _pid(rows: object, chunk: list[int]) -> int:
+    return os.getpid()
+
+
+def test_workers_default_to_the_free_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More workers than free cores is slower than one (the caller's process works beside them):
+    ``workers=None`` is ``free_cores()``, the usable CPUs minus the load average, at least 1."""
+    from trisect import many
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert many.free_cores() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert many.free_cores() == 3
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))
+    assert many.free_cores() == 1
+    options = many.BatchOptions.of({"reasoning": "qwen3"})
+    assert list(many.ordered_map(_pid, [[1], [2]], options, None)) == [os.getpid()] * 2  # busy: in this process

@@ -80,6 +80,7 @@ def test_the_layout_tells_the_core_from_the_shells() -> None:
     assert {_module(e) for e in sections["shells"]} == set(LAYERS[-1])
     core = {
         "trisect.errors",
+        "trisect.native",
         "trisect.engine",
         "trisect.codecs",
         "trisect.formats",

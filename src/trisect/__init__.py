@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from . import native  # noqa: F401  first: with TRISECT_PURE=1 every module below loads from its .py file
 from .detect import Detection, detect
 from .engine.events import (
     ContentText,

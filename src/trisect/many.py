@@ -21,7 +21,8 @@ Every row gives exactly one result: the row with ``message`` (the OpenAI message
 ``{"type": …, "message": …}``). A row that cannot be parsed (a missing field, an unknown format,
 invalid tools, ids that do not decode) gets ``message: None`` and an error, and the run goes on.
 
-Workers: ``workers`` processes (``None``: one per core; 1: in this process), each with its own
+Workers: ``workers`` processes (``None``: the cores free now, ``free_cores()``; 1: in this
+process), each with its own
 parsers, fed chunks of rows (only the fields the parser reads); at most ``2 * workers + 1``
 chunks are in flight, so memory stays bounded whatever the input's length, and results come back
 in input order. Worker processes start with ``forkserver`` (``spawn`` where it is missing), so a
@@ -31,7 +32,10 @@ stops the pool. The standard library only; the file formats, the CLI command
 (``trisect batch``) and Ray Data are shells over this (``trisect.batch``,
 ``trisect.integrations.ray``).
 
-Cost: ``parse()`` per row (the whole-output path) plus pickling each chunk to a worker.
+Cost: ``parse()`` per row (the whole-output path) plus pickling each chunk to a worker. Workers
+scale only onto free cores: the caller's process reads, slices and merges rows beside them, so
+two workers on two cores that other processes already keep busy are slower than one (measured:
+0.4-0.95x at a load average of 5 on 2 cores), hence the default.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ __all__ = [
     "RowParser",
     "arrow_types",
     "chunked",
+    "free_cores",
     "job_formats",
     "json_line_results",
     "message_dict",
@@ -442,13 +447,24 @@ def parse_arrow_table(rows: RowParser, table: Any, pa: Any, json_lines: str | No
     return table.append_column(pa.field("error", error), pa.array([e for _, e in results], type=error))
 
 
+def free_cores() -> int:
+    """The CPUs this process may use minus the 1-minute load average (rounded down), at least 1;
+    half the CPUs where there is no load average (Windows)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return max(1, cpus // 2)
+    return max(1, min(cpus, int(cpus - load)))
+
+
 def ordered_map(
     func: Callable[[RowParser, T], R], chunks: Iterable[T], options: BatchOptions, workers: int | None = None
 ) -> Iterator[R]:
     """``func(row_parser, chunk)`` for each chunk, in order, on ``workers`` processes (see the
     module docstring). ``func`` must be a module-level function (workers receive it by name); the
     options go to each worker once, when it starts."""
-    count = (os.cpu_count() or 1) if workers is None else workers
+    count = free_cores() if workers is None else workers
     if count < 1:
         raise ValueError("workers must be at least 1")
     if count == 1:
@@ -489,7 +505,7 @@ def parse_many(
     ``tool_definitions``, ``tool_choice``, ``chat_template_kwargs``, ``text_field`` (default
     ``"output"``), ``ids_field``, ``tokenizer`` (a tokenizer object), the per-row field names,
     ``chat_template`` (the formats not named are detected from it; see the module docstring).
-    ``workers``: processes (``None``: one per core; 1: this process).
+    ``workers``: processes (``None``: the cores free now, ``free_cores()``; 1: this process).
     """
     job, _ = job_formats(BatchOptions.of(options))  # here, not in the workers: a DetectionError is the caller's
     pending: deque[list[Mapping[str, Any]]] = deque()

@@ -71,7 +71,7 @@ def add_parser(sub: Any) -> None:
         ("tool-parser", "tool_call_parser"),
     ):
         b.add_argument(f"--{name}-field", default=default, help=f"per-row field (default: {default})")
-    b.add_argument("--workers", type=int, help="worker processes (default: one per core)")
+    b.add_argument("--workers", type=int, help="worker processes (default: the free cores, CPUs minus load)")
     b.add_argument("--chunk-size", type=int, default=256, help="rows per task sent to a worker (default 256)")
     b.add_argument("--resume", action="store_true", help="continue a partial output instead of starting over")
     b.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")

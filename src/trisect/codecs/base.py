@@ -33,8 +33,10 @@ from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
 from ..engine.value import Value, as_bool, as_opt_str, as_str, as_tuple
+from ..native import mypyc_attr
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a format of the user's may bring its own codec
 class Codec:
     """Per-call codec state shared by every codec; see the module docstring."""
 

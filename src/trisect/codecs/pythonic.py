@@ -110,7 +110,7 @@ class _Frame:
 
 
 def _json_char(ch: str) -> str:
-    if ch == '"' or ch == "\\" or ch < " " or "\ud800" <= ch <= "\udfff":
+    if ch == '"' or ch == "\\" or ch < " " or 0xD800 <= ord(ch) <= 0xDFFF:  # a lone surrogate: escaped
         return json.dumps(ch)[1:-1]
     return ch
 

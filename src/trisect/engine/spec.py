@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError
+from ..native import mypyc_attr
 
 if TYPE_CHECKING:
     from .codec import CodecFactory
@@ -178,6 +179,7 @@ def _always(_options: StreamOptions) -> str:
     return CONTENT
 
 
+@mypyc_attr(native_class=False)  # a plain class compiled or not: trisect.detect keys a WeakKeyDictionary by it
 @dataclass(frozen=True, eq=False)
 class FormatSpec:
     """One format, as data. See the module docstring."""

@@ -13,12 +13,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..native import mypyc_attr
+
 _TRUE = (True, "true", "True", 1)
 
 ToolIndex = Mapping[str, Mapping[str, Any]]
 """Function name -> its ``parameters`` JSON schema (the request's tools)."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # request.Request extends it
 @dataclass(frozen=True)
 class StreamOptions:
     """The per-request options the engine and the formats read."""

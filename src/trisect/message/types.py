@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..native import mypyc_attr
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -41,6 +43,7 @@ class UnfinishedCall:
         return {"text": self.text, "reason": self.reason}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a caller may extend the message
 @dataclass(frozen=True, slots=True)
 class Message:
     """The assistant message: ``reasoning``, ``content`` (``None`` when empty), ``tool_calls``.

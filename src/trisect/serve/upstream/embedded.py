@@ -54,7 +54,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
-import os
 import secrets
 import threading
 import urllib.request
@@ -64,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...many import free_cores
 from .base import CompletionPiece, CompletionRequest, UpstreamError
 from .llamacpp import chat_entries
 from .llamacpp import request_body as llamacpp_body
@@ -77,12 +77,7 @@ def default_threads() -> int:
     1-minute load average, rounded down), at least 1. Measured on 2 shared cores: 2 threads
     against other load collapse to ~1 token/s, 1 thread keeps ~60. No load average (Windows):
     half the CPUs."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    try:
-        load = os.getloadavg()[0]
-    except (OSError, AttributeError):
-        return max(1, cpus // 2)
-    return max(1, min(cpus, int(cpus - load)))
+    return free_cores()
 
 
 def request_body(request: CompletionRequest, is_single_token: Callable[[str], bool]) -> dict[str, Any]:
