@@ -10,10 +10,11 @@ most of the suite's time, are the ``exhaustive`` suite: ``.ci/run``'s exhaustive
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from support import cases, tokenizers
-from support.cuts import id_cuts, marker_strings, text_cuts
+from support import cases, cuts, tokenizers
 from support.known_losses import KNOWN_LOSSES
 from trisect.testing import check_case, check_copies, check_nothing_lost, check_truncations
 
@@ -21,27 +22,14 @@ CASES = cases.load_cases()
 _case = cases.as_case
 
 
-def _cuts(data: dict) -> set[int]:
-    return text_cuts(data["output"], marker_strings(data["reasoning"], data["tools_format"]))
-
-
-def _token_cuts(data: dict) -> set[int] | None:
-    ids = cases.token_ids(data)
-    if ids is None:
-        return None
-    markers = marker_strings(data["reasoning"], data["tools_format"])
-    encoded = [tokenizers.encode(data["tokenizer"], m) for m in markers] if data["tokenizer"] else []
-    return id_cuts(ids, (e[0] for e in encoded if len(e) == 1))
-
-
 def _copy_cuts(data: dict) -> dict[str, set[int]]:
-    token_cuts = _token_cuts(data)
-    return {"text": _cuts(data)} | ({} if token_cuts is None else {"ids": token_cuts})
+    token_cuts = cuts.of_ids(data)
+    return {"text": cuts.of_text(data)} | ({} if token_cuts is None else {"ids": token_cuts})
 
 
 def _truncation_cuts(data: dict) -> set[int]:
-    token_cuts = _token_cuts(data)
-    return _cuts(data) if token_cuts is None else token_cuts
+    token_cuts = cuts.of_ids(data)
+    return cuts.of_text(data) if token_cuts is None else token_cuts
 
 
 def _checked(data: dict) -> bool:
@@ -52,7 +40,7 @@ def _checked(data: dict) -> bool:
 @cases.parametrize(CASES)
 def test_case_replays(data: dict) -> None:
     """One seeded grouping of tokens (three in the exhaustive suite) and the splits at the cuts."""
-    assert check_case(_case(data), seeds=(0,), splits=_cuts(data), nothing_lost=_checked(data)) > 0
+    assert check_case(_case(data), seeds=(0,), splits=cuts.of_text(data), nothing_lost=_checked(data)) > 0
 
 
 @pytest.mark.exhaustive
@@ -88,6 +76,39 @@ def test_case_truncated_at_the_cuts(data: dict) -> None:
 @cases.parametrize(COMPLETE_WITH_CALLS)
 def test_case_truncated_everywhere(data: dict) -> None:
     assert check_truncations(_case(data), nothing_lost=_checked(data)) > 0
+
+
+def _holds(data: dict, ids: bool) -> dict[int, list[int]]:
+    """Each hold of a stream fed one character (or one id, ids alone) at a time: the output
+    offset where the held text begins -> the first and the last position (pieces fed) it is held."""
+    case = _case(data)
+    stream = case.parser(with_tokenizer=ids).stream(**case.request())
+    pieces = [(None, [t]) for t in case.ids() or ()] if ids else [(ch, None) for ch in case.output]
+    holds: dict[int, list[int]] = {}
+    for p, (text, token_ids) in enumerate(pieces, 1):
+        stream.feed(text, token_ids=token_ids)
+        held = stream.engine.held
+        if held:  # where the held text begins: the text taken in so far, less what is held
+            taken = len(tokenizers.decode(data["tokenizer"], case.ids()[:p]).rstrip("\ufffd")) if ids else p
+            holds.setdefault(taken - len(held), [p, p])[1] = p
+    return holds
+
+
+@pytest.mark.parametrize("path", cases.case_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_hold_begins_and_ends_at_a_cut(path: Path) -> None:
+    """The cuts are where the lexer's work changes: wherever a stream holds text back (a
+    marker, a prefix of one, a guarded marker waiting for what follows), the portable suite
+    cuts where that hold begins and where it ends, in text and in token ids."""
+    missed = []
+    for data in cases.load_cases(path):
+        kinds = ([] if data.get("ids_only") else [(False, cuts.of_text(data))]) + (
+            [(True, cuts.of_ids(data))] if data["tokenizer"] and cases.token_ids(data) is not None else []
+        )
+        for ids, at in kinds:
+            for start, (first, last) in _holds(data, ids).items():
+                if first not in at or last not in at:
+                    missed.append((data["key"], "ids" if ids else "text", start, first, last))
+    assert not missed, missed[:10]
 
 
 LOSSES = [d for d in CASES if d["id"] in KNOWN_LOSSES]

@@ -1,10 +1,13 @@
-"""The README's example runs and prints what the README says it prints."""
+"""The README's example runs and prints what the README says it prints; its map (the Layout)
+is true; CI runs its two commands as a newcomer does."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import subprocess
 from pathlib import Path
 
 from test_layers import LAYERS, _layer
@@ -88,3 +91,44 @@ def test_the_layout_tells_the_core_from_the_shells() -> None:
         "trisect.request",
     }
     assert {_module(e) for e in sections["the core"]} == core | {"trisect.parser"}
+
+
+def _readme_step(tmp_path: Path, commands: list[str]) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run .ci/run's readme step (its function, as CI does) in a repository whose README has
+    ``commands`` on its first screen, with a ``python3`` on PATH that does nothing."""
+    script = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    function = re.search(r"^readme_commands\(\) \{\n.*?^\}\n", script, re.S | re.M).group(0)
+    repo = tmp_path / "repo"
+    repo.mkdir(parents=True)
+    log = tmp_path / "log"
+    (repo / "README.md").write_text("# x\n\n" + "".join(f"{c}\n" for c in commands), encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (bin_dir / "python3").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CI": "true", "LOG": str(log)}
+    result = subprocess.run(
+        ["bash", "-c", f"set -euo pipefail\n{function}readme_commands"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return result, log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def test_ci_runs_the_readme_commands_in_order_in_one_copy(tmp_path: Path) -> None:
+    """.ci/run's readme step runs the first screen's two commands in order, in one copy of the
+    repository without CI set, and fails when one fails or when there are not two."""
+    assert re.search(r"^step readme readme_commands$", (README.parent / ".ci" / "run").read_text(), re.M)
+    first = 'python3 -m venv .venv && touch made-by-first && echo "first $PWD ${CI-unset}" >> "$LOG"'
+    second = 'python3 -m venv .venv && test -f made-by-first && echo "second $PWD ${CI-unset}" >> "$LOG"'
+    result, log = _readme_step(tmp_path, [first, second])
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in log] == ["first", "second"]
+    assert log[0].split()[1:] == log[1].split()[1:] and log[0].split()[2] == "unset"
+    assert not log[0].split()[1].startswith(str(tmp_path / "repo"))  # a copy, not the checkout
+    failing, log = _readme_step(tmp_path / "a", [first, "python3 -m venv .venv && false"])
+    assert failing.returncode != 0 and [line.split()[0] for line in log] == ["first"]
+    assert _readme_step(tmp_path / "b", [first])[0].returncode != 0

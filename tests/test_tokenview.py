@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support import cases, tokenizers
-from support.cuts import id_cuts, marker_strings
+from support.cuts import marker_strings, of_ids
 from support.work import lines_run
 from trisect import Parser, RequestError
 from trisect.testing import Case, engine_deltas
@@ -55,8 +55,9 @@ def test_token_view_ends_reasoning_where_the_text_view_does(data: dict) -> None:
     assert _ends(with_text) == _ends(token_view), (with_text, token_view)
     # the whole-sequence call agrees with the streaming one at the cuts (tests/support/cuts.py;
     # every prefix in the exhaustive suite's test below)
-    markers = [tokenizers.encode(data["tokenizer"], m) for m in marker_strings(data["reasoning"], None)]
-    for k in sorted(id_cuts(ids, (m[0] for m in markers if len(m) == 1))):
+    at = of_ids(data, marker_strings(data["reasoning"], None))
+    assert at is not None
+    for k in sorted(at):
         assert parser.is_reasoning_end(ids[:k], **request) == token_view[k], k
     count = parser.count_reasoning_tokens(ids, **request)
     assert 0 <= count <= len(ids)
