@@ -17,7 +17,9 @@ from support import tokenizers as tk
 from trisect import Parser
 from trisect.chat import ChatStream, chat_completion, make_call_id, resolve_finish_reason
 from trisect.formats import tool_format
+from trisect.openai.call_ids import CallIds
 from trisect.request.choice import keeps_native_markers
+from trisect.request.tokenview import ReasoningTokens
 
 
 def _tool(name: str, props: dict) -> dict:
@@ -393,7 +395,29 @@ def test_reasoning_tokens_without_a_tokenizer_in_a_block_opened_mid_output() -> 
     assert counts == [0, 0, 2, 3, 3, 3] and chat.reasoning_tokens == 3
 
 
+def test_the_token_view_counts_a_stream_without_a_tokenizer() -> None:
+    """``ReasoningTokens`` (the token view) is what ``ChatStream`` reads: the same rule over the
+    engine stream alone, read at any point."""
+    stream = Parser("mistral").stream().engine
+    tokens = ReasoningTokens(stream, None)
+    counts = []
+    for text, ids in [("Hi ", [1]), ("[THINK]x", [2, 3]), ("yz", [4, 5]), ("w", [6]), ("[/THINK]ok", [7])]:
+        stream.feed(text, ids)
+        tokens.fed(ids)
+        counts.append(tokens.count)
+    assert counts == [0, 0, 2, 3, 3]
+
+
 # ---------------------------------------------------------------------------- call ids
+
+
+def test_call_ids_replace_only_the_ids_the_model_did_not_write() -> None:
+    ids = CallIds("kimi", history_tool_calls=2)
+    assert ids.first(0, ids.mint(0), "get_time") == "functions.get_time:2"
+    assert ids.first(1, "model_written", "get_time") == "model_written"
+    assert (ids.sent(0), ids.sent(1), ids.sent(2)) == ("functions.get_time:2", "model_written", None)
+    with pytest.raises(ValueError, match="tool_call_id"):
+        CallIds("uuid")
 
 
 def test_tool_call_id_styles() -> None:

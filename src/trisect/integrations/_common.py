@@ -40,6 +40,7 @@ from .. import (
     formats,
 )
 from ..errors import RequestError
+from ..message.fold import render
 from ..request.tokenview import EngineTracker, ReasoningTracker
 from ..request.tools import openai_tools as openai_tools  # the plugins' tool shaping, shared with serve
 
@@ -167,10 +168,11 @@ class Piece:
 class Fold:
     """One trisect stream, its deltas (``trisect.message.fold``) rendered as ``Piece`` objects."""
 
-    __slots__ = ("stream", "completed", "aborted", "arguments", "prev_tool_call_arr", "streamed_args")
+    __slots__ = ("stream", "_events", "completed", "aborted", "arguments", "prev_tool_call_arr", "streamed_args")
 
     def __init__(self, stream: StreamParser) -> None:
         self.stream = stream
+        self._events = stream.events
         self.completed: set[int] = set()  # calls that ended well-formed
         self.aborted: set[int] = set()  # calls streamed, then cut off or malformed
         self.arguments: dict[int, list[str]] = {}  # argument pieces sent, per call
@@ -181,14 +183,26 @@ class Fold:
         self.streamed_args: list[str] = []
 
     def feed(self, text: str | None, token_ids: Sequence[int] | None = None) -> Piece | None:
-        return self._piece(self.stream.feed(text, token_ids))
+        events = self._events(text, token_ids)
+        return render(events, self) if events else None
 
     def finish(self) -> Piece | None:
-        return self._piece(self.stream.finish())
+        delta = self.stream.finish()
+        return self.on_delta(delta) if delta is not None else None
 
-    def _piece(self, delta: Delta | None) -> Piece | None:
-        if delta is None:
-            return None
+    # the fold's renderer (``trisect.message.fold``)
+
+    def on_reasoning(self, text: str) -> Piece:
+        return Piece(text)
+
+    def on_content(self, text: str) -> Piece:
+        return Piece("", text)
+
+    def on_arguments(self, index: int, text: str) -> Piece:
+        self.arguments[index].append(text)
+        return Piece("", "", [(index, None, None, text)])
+
+    def on_delta(self, delta: Delta) -> Piece | None:
         if delta.tool_calls or delta.ended or delta.aborted:
             self._keep(delta)
         if not (delta.reasoning or delta.content or delta.tool_calls):

@@ -48,33 +48,18 @@ is the commonest delta) and one chunk dict.
 
 from __future__ import annotations
 
-import random
-import string
 import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..message.fold import fold
-from ..message.types import Delta, ToolCallDelta
+from ..message.fold import fold, render
+from ..message.types import Delta
 from ..parser import Parser
-from ..request.tokenview import EngineTracker, ReasoningTracker
+from ..request.tokenview import ReasoningTokens
+from .call_ids import CallIds
 
-ID_STYLES = ("random", "kimi", "mistral")
-_ALNUM = string.ascii_letters + string.digits
 _CHUNK = "chat.completion.chunk"
-_ID_BATCH = 256  # token ids handed to the token view at once (its per-call cost, amortised)
-
-
-def make_call_id(style: str, index: int, name: str, *, history_tool_calls: int = 0) -> str:
-    """A tool-call id in one family's style (see the module docstring)."""
-    if style == "kimi":
-        return f"functions.{name}:{history_tool_calls + index}"
-    if style == "mistral":
-        return "".join(random.choices(_ALNUM, k=9))
-    if style == "random":
-        return "call_" + uuid.uuid4().hex[:24]
-    raise ValueError(f"tool_call_id must be one of {', '.join(ID_STYLES)}")
 
 
 def resolve_finish_reason(engine_reason: str | None, *, tool_calls: bool, named: bool) -> str:
@@ -92,28 +77,23 @@ class ChatStream:
     __slots__ = (
         "request",
         "stream",
-        "_head",
-        "_choice",
+        "return_token_ids",
+        "reasoning_field",
         "prompt_tokens",
-        "_completion_tokens",
         "finish_reason",
         "_events",
-        "_style",
-        "_minted",
+        "_engine",
+        "_head",
+        "_choice",
+        "_ids",
+        "_tokens",
         "_repeat",
         "_usage_last",
         "_usage_every",
         "_hide",
-        "return_token_ids",
-        "reasoning_field",
         "_named",
-        "_tracker",
-        "_reasoning_tokens",
-        "_unread_ids",
-        "_engine",
-        "_counting_from",
+        "_completion_tokens",
         "_role_sent",
-        "_ids",
         "_complete_calls",
         "_logprobs",
         "_token_ids",
@@ -137,15 +117,16 @@ class ChatStream:
         atomic_tool_calls: bool = False,
         **options: Any,
     ) -> None:
-        if tool_call_id is not None and tool_call_id not in ID_STYLES:
-            raise ValueError(f"tool_call_id must be one of {', '.join(ID_STYLES)}")
         self.request = parser.request(**options)
-        self._style = tool_call_id
-        self._minted: dict[int, str] = {}
+        self._ids = CallIds(tool_call_id, history_tool_calls=self.request.history_tool_calls)
         if tool_call_id is not None and "id_factory" not in options:
-            options["id_factory"] = self._mint
+            options["id_factory"] = self._ids.mint
         self.stream = parser.stream(atomic_tool_calls=atomic_tool_calls, **options)
         self._events = self.stream.events  # the engine's feed, after the request's filter
+        self._engine = self.stream.engine
+        # the token view's exact count when the parser has a tokenizer, else the engine's state
+        tracker = parser.reasoning_tracker(**options) if parser.vocab is not None else None
+        self._tokens = ReasoningTokens(self._engine, tracker)
         # what every chunk of this choice repeats (copied per chunk: cheaper than a literal)
         self._head: dict[str, Any] = {
             "id": id or "chatcmpl-" + uuid.uuid4().hex,
@@ -162,32 +143,16 @@ class ChatStream:
         self.return_token_ids = return_token_ids and not self._hide  # ids would reveal hidden reasoning
         self.reasoning_field = reasoning_field
         self._named = self.request.tool_choice == "named"
-        # the token view's exact count when the parser has a tokenizer, else the engine's state
-        self._tracker: ReasoningTracker | EngineTracker | None = (
-            parser.reasoning_tracker(**options) if parser.vocab is not None else None
-        )
-        self._reasoning_tokens = 0
-        self._unread_ids: list[int] = []  # ids the token view has not read yet (at most _ID_BATCH)
-        self._engine = self.stream.engine
-        # without a tokenizer: ids fed when the current run of deltas inside reasoning began
-        # (None: the last delta with ids ended outside reasoning)
-        self._counting_from: int | None = 0 if self._engine.in_reasoning else None
         if prompt_tokens is None:
             ids = self.request.prompt_token_ids
             prompt_tokens = len(ids) if ids is not None else 0
         self.prompt_tokens = prompt_tokens
         self._completion_tokens: int | None = None  # the caller's count (finish()), else the ids fed
         self._role_sent = False
-        self._ids: dict[int, str] = {}  # call index -> id sent
         self._complete_calls = 0
-        self._logprobs: list[Any] = []
-        self._token_ids: list[int] = []
+        self._logprobs: list[Any] = []  # kept for the next chunk sent
+        self._token_ids: list[int] = []  # kept for the next chunk sent
         self.finish_reason: str | None = None
-
-    def _mint(self, index: int) -> str:
-        placeholder = f"\x00trisect-call-{index}"
-        self._minted[index] = placeholder
-        return placeholder
 
     # ------------------------------------------------------------------ public API
 
@@ -195,14 +160,22 @@ class ChatStream:
         self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
     ) -> list[dict[str, Any]]:
         """One engine delta (text and/or token ids, optional per-token logprobs) -> chunks."""
-        return self._chunks(self.feed_delta(text, token_ids, logprobs=logprobs), final=False)
+        events = self._events(text, token_ids)
+        if token_ids or logprobs:
+            self._keep(token_ids, logprobs)
+        if events:
+            chunks = render(events, self)
+            if chunks is not None:
+                return chunks
+        return self._chunks({}, False)
 
     def finish(
         self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None
     ) -> list[dict[str, Any]]:
         """End of the choice: the final chunk (with ``finish_reason``), then a usage chunk
         when ``include_usage`` was asked for."""
-        out = self._chunks(self.finish_delta(finish_reason, completion_tokens=completion_tokens), final=True)
+        delta = self.finish_delta(finish_reason, completion_tokens=completion_tokens)
+        out = self._chunks(self._body(delta) if delta is not None else {}, True)
         if self._usage_last and not self._usage_every:
             out.append(self._envelope([], usage=True))
         return out
@@ -210,38 +183,22 @@ class ChatStream:
     def feed_delta(
         self, text: str | None = None, token_ids: Sequence[int] | None = None, *, logprobs: Sequence[Any] | None = None
     ) -> Delta | None:
-        """What ``feed`` renders: the stream's delta (``trisect.message.fold``), its calls
-        carrying the ids this choice sends; logprobs and token ids wait for the next chunk
+        """``feed`` before its rendering: the stream's delta (``trisect.message.fold``), its calls
+        carrying the ids this choice sends; logprobs and token ids are kept for the next chunk
         (``pending_logprobs``)."""
-        if not token_ids:
-            events = self._events(text, token_ids)
-        elif self._tracker is not None:
-            # the token view reads the ids in batches: its count is only read by usage()
-            unread = self._unread_ids
-            unread += token_ids
-            if len(unread) >= _ID_BATCH:
-                self._read_ids()
-            events = self._events(text, token_ids)
-        else:
-            # the rule without a tokenizer (module docstring), kept per run of deltas that end
-            # inside reasoning: all of a run's ids count but its first delta's
-            events = self._events(text, token_ids)
-            start = self._counting_from
-            if self._engine.in_reasoning:
-                if start is None:
-                    self._counting_from = self._engine.num_tokens
-            elif start is not None:
-                self._reasoning_tokens += self._engine.num_tokens - len(token_ids) - start
-                self._counting_from = None
-        if logprobs or (token_ids and self.return_token_ids):
+        events = self._events(text, token_ids)
+        if token_ids or logprobs:
             self._keep(token_ids, logprobs)
-        return self._calls(fold(events)) if events else None
+        delta = fold(events) if events else None
+        return self._calls(delta) if delta is not None else None
 
     def finish_delta(self, finish_reason: str | None = "stop", *, completion_tokens: int | None = None) -> Delta | None:
-        """What ``finish`` renders: the stream's last delta; ``finish_reason`` is set."""
+        """``finish`` before its rendering: the stream's last delta; sets ``finish_reason``."""
         if completion_tokens is not None:
             self._completion_tokens = completion_tokens
-        delta = self._calls(fold(self.stream.finish_events()))
+        delta = fold(self.stream.finish_events())
+        if delta is not None:
+            self._calls(delta)
         self.finish_reason = resolve_finish_reason(
             finish_reason or "stop", tool_calls=self._complete_calls > 0, named=self._named
         )
@@ -251,24 +208,6 @@ class ChatStream:
         """The logprobs kept for the next chunk, handed over (the Responses stream's text)."""
         out, self._logprobs = self._logprobs, []
         return out
-
-    def _keep(self, token_ids: Sequence[int] | None, logprobs: Sequence[Any] | None) -> None:
-        """Logprobs and token ids ride on the next chunk sent (never with hidden reasoning)."""
-        if logprobs and not self._hide:
-            self._logprobs.extend(logprobs)
-        if token_ids and self.return_token_ids:
-            self._token_ids.extend(token_ids)
-
-    def _calls(self, delta: Delta | None) -> Delta | None:
-        """``delta`` with the call ids this choice sends, its complete calls counted."""
-        if delta is None:
-            return None
-        for piece in delta.tool_calls:
-            if piece.name is not None:  # the call's first piece
-                piece.id = self._ids[piece.index] = self._call_id(piece.index, piece.id or "", piece.name)
-        if delta.ended:
-            self._complete_calls += len(delta.ended)
-        return delta
 
     @property
     def id(self) -> str:
@@ -296,11 +235,7 @@ class ChatStream:
 
     @property
     def reasoning_tokens(self) -> int:
-        if self._tracker is None:
-            start = self._counting_from
-            return self._reasoning_tokens + (self._engine.num_tokens - start if start is not None else 0)
-        self._read_ids()
-        return self._tracker.reasoning_tokens
+        return self._tokens.count
 
     def usage(self) -> dict[str, Any]:
         return {
@@ -310,20 +245,44 @@ class ChatStream:
             "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }
 
-    # ------------------------------------------------------------------ token ids
+    # ------------------------------------------------------------------ the fold's renderer
 
-    def _read_ids(self) -> None:
-        if self._unread_ids:
-            assert self._tracker is not None
-            self._tracker.feed(self._unread_ids)
-            self._unread_ids = []
+    def on_reasoning(self, text: str) -> list[dict[str, Any]]:
+        return self._chunks({self.reasoning_field: text}, False)
+
+    def on_content(self, text: str) -> list[dict[str, Any]]:
+        return self._chunks({"content": text}, False)
+
+    def on_arguments(self, index: int, text: str) -> list[dict[str, Any]]:
+        return self._chunks({"tool_calls": [self._arguments(index, text)]}, False)
+
+    def on_delta(self, delta: Delta) -> list[dict[str, Any]]:
+        return self._chunks(self._body(self._calls(delta)), False)
+
+    def _calls(self, delta: Delta) -> Delta:
+        """``delta`` with the call ids this choice sends (``call_ids``), its complete calls counted."""
+        for piece in delta.tool_calls:
+            if piece.name is not None:  # the call's first piece
+                piece.id = self._ids.first(piece.index, piece.id or "", piece.name)
+        if delta.ended:
+            self._complete_calls += len(delta.ended)
+        return delta
 
     # ------------------------------------------------------------------ building chunks
 
-    def _chunks(self, delta: Delta | None, *, final: bool) -> list[dict[str, Any]]:
-        """The chunk for ``delta`` (none when it has nothing to say); the final one (with
-        ``finish_reason``) when ``final``."""
-        body = self._body(delta) if delta is not None else {}
+    def _keep(self, token_ids: Sequence[int] | None, logprobs: Sequence[Any] | None) -> None:
+        """The ids fed are counted; logprobs and token ids ride on the next chunk sent (never
+        with hidden reasoning)."""
+        if token_ids:
+            self._tokens.fed(token_ids)
+        if logprobs and not self._hide:
+            self._logprobs.extend(logprobs)
+        if token_ids and self.return_token_ids:
+            self._token_ids.extend(token_ids)
+
+    def _chunks(self, body: dict[str, Any], final: bool) -> list[dict[str, Any]]:
+        """The chunk whose ``delta`` is ``body`` (none when it has nothing to say); the final
+        one (with ``finish_reason``) when ``final``."""
         if not self._role_sent:
             body = {"role": "assistant", **body}
             self._role_sent = True
@@ -333,6 +292,12 @@ class ChatStream:
         choice = self._choice.copy()
         choice["delta"] = body
         chunk["choices"] = [choice]
+        if final or self._logprobs or self._token_ids or self._usage_every:
+            self._extras(chunk, choice, final)
+        return [chunk]
+
+    def _extras(self, chunk: dict[str, Any], choice: dict[str, Any], final: bool) -> None:
+        """What rides on a chunk besides its delta: kept logprobs and ids, ``finish_reason``, usage."""
         if self._logprobs:
             choice["logprobs"] = {"content": self._logprobs, "refusal": None}
             self._logprobs = []
@@ -343,7 +308,6 @@ class ChatStream:
             choice["finish_reason"] = self.finish_reason
         if self._usage_every:
             chunk["usage"] = self.usage()
-        return [chunk]
 
     def _envelope(self, choices: list[dict[str, Any]], *, usage: bool) -> dict[str, Any]:
         out = self._head.copy()
@@ -353,7 +317,7 @@ class ChatStream:
         return out
 
     def _body(self, delta: Delta) -> dict[str, Any]:
-        """The ``delta`` of a chunk: ``delta`` in the OpenAI shape. A call aborted after it was
+        """A chunk's ``delta``: ``delta`` in the OpenAI shape. A call aborted after it was
         streamed cannot be taken back in the OpenAI protocol (module docstring)."""
         body: dict[str, Any] = {}
         if delta.reasoning:
@@ -361,22 +325,25 @@ class ChatStream:
         if delta.content:
             body["content"] = delta.content
         if delta.tool_calls:
-            body["tool_calls"] = [self._call(piece) for piece in delta.tool_calls]
+            body["tool_calls"] = [
+                {
+                    "index": p.index,
+                    "id": p.id,
+                    "type": "function",
+                    "function": {"name": p.name, "arguments": p.arguments},
+                }
+                if p.name is not None
+                else self._arguments(p.index, p.arguments)
+                for p in delta.tool_calls
+            ]
         return body
 
-    def _call(self, piece: ToolCallDelta) -> dict[str, Any]:
-        if piece.name is not None:  # the call's first piece
-            function = {"name": piece.name, "arguments": piece.arguments}
-            return {"index": piece.index, "id": piece.id, "type": "function", "function": function}
-        call_id = self._ids.get(piece.index) if self._repeat else None
-        if call_id is not None:
-            return {"index": piece.index, "id": call_id, "type": "function", "function": {"arguments": piece.arguments}}
-        return {"index": piece.index, "function": {"arguments": piece.arguments}}
-
-    def _call_id(self, index: int, given: str, name: str) -> str:
-        if self._style is None or self._minted.get(index) != given:
-            return given  # the parser's id: written by the model, or the caller's id_factory
-        return make_call_id(self._style, index, name, history_tool_calls=self.request.history_tool_calls)
+    def _arguments(self, index: int, text: str) -> dict[str, Any]:
+        """A piece of a call's arguments after its first (its id again with ``repeat_tool_call_ids``)."""
+        call_id = self._ids.sent(index) if self._repeat else None
+        if call_id is None:
+            return {"index": index, "function": {"arguments": text}}
+        return {"index": index, "id": call_id, "type": "function", "function": {"arguments": text}}
 
 
 def chat_completion(

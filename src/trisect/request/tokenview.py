@@ -317,3 +317,64 @@ class EngineTracker:
             elif not stream.reasoning_ended:
                 self.content_start = None
         return stream.reasoning_ended
+
+
+_ID_BATCH = 256  # ids handed to a tracker at once (its per-call cost, amortised)
+
+
+class ReasoningTokens:
+    """``usage.completion_tokens_details.reasoning_tokens`` of one stream, counted as it is fed
+    (``fed(token_ids)`` after each ``feed`` with ids; ``count`` when usage is read).
+
+    With a tokenizer, the token view counts (``tracker``: markers matched by id), read in
+    batches, since the count is read rarely and a tracker's call has a fixed cost. Without one,
+    the engine's state decides per delta: the ids of a delta count when the stream is inside
+    reasoning (``in_reasoning``) both before it (after the previous delta with ids, or at the
+    start) and after it, so a delta that crosses a reasoning marker is not counted: its ids carry
+    the marker, and without a tokenizer text ids cannot be told from marker ids.
+
+    Cost: O(1) per delta amortised (the tracker's O(ids) per batch with a tokenizer).
+    """
+
+    __slots__ = ("_engine", "_tracker", "_unread", "_counted", "_run_from")
+
+    def __init__(self, engine: EventStream, tracker: ReasoningTracker | EngineTracker | None) -> None:
+        self._engine = engine
+        self._tracker = tracker
+        self._unread: list[int] = []  # ids the tracker has not read yet (fewer than _ID_BATCH)
+        self._counted = 0  # without a tracker: the ids of the runs of deltas that ended
+        # without a tracker: ids fed when the current run of deltas inside reasoning began
+        # (None: the last delta with ids ended outside reasoning)
+        self._run_from: int | None = 0 if engine.in_reasoning else None
+
+    def fed(self, token_ids: Sequence[int]) -> None:
+        """The stream was just fed ``token_ids`` (a delta's, not empty)."""
+        if self._tracker is not None:
+            unread = self._unread
+            unread += token_ids
+            if len(unread) >= _ID_BATCH:
+                self._read()
+            return
+        # kept per run of deltas that end inside reasoning: all of a run's ids count but its first delta's
+        engine = self._engine
+        start = self._run_from
+        if engine.in_reasoning:
+            if start is None:
+                self._run_from = engine.num_tokens
+        elif start is not None:
+            self._counted += engine.num_tokens - len(token_ids) - start
+            self._run_from = None
+
+    @property
+    def count(self) -> int:
+        if self._tracker is None:
+            start = self._run_from
+            return self._counted + (self._engine.num_tokens - start if start is not None else 0)
+        self._read()
+        return self._tracker.reasoning_tokens
+
+    def _read(self) -> None:
+        if self._unread:
+            assert self._tracker is not None
+            self._tracker.feed(self._unread)
+            self._unread = []
