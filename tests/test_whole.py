@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import tracemalloc
 from typing import Any
 
@@ -25,6 +26,7 @@ import trisect.codecs.json_call as json_call
 import trisect.parser as parser_module
 from support.cases import load_cases
 from trisect import MessageBuilder, Parser
+from trisect.codecs.base import ESCAPE_CHUNK
 from trisect.engine.whole import WholeFinder
 
 CASES = [(c["key"], c) for c in load_cases() if not c.get("ids_only")]
@@ -377,13 +379,50 @@ def test_a_large_field_costs_at_most_the_output(field: str) -> None:
     assert ratio <= 1.1, f"{ratio:.2f}x the output"
 
 
+def _inflatable() -> list[Any]:
+    """Per tools format (and reasoning format), its first case whose first call has a plain
+    word as a string argument that the output writes once: that word can become a long value."""
+    chosen: dict[tuple[Any, Any], Any] = {}
+    for case in load_cases():
+        fmt = (case["reasoning"], case["tools_format"])
+        calls = (case.get("expected") or {}).get("tool_calls") or []
+        if fmt in chosen or not calls or case.get("token_ids") or case.get("truncated") or case.get("malformed"):
+            continue
+        words = [v for v in calls[0]["arguments"].values() if isinstance(v, str) and v.isalpha() and len(v) >= 4]
+        words = [w for w in words if case["output"].count(w) == 1]
+        if words:
+            chosen[fmt] = pytest.param(case, words[0], id=case["key"])
+    return list(chosen.values())
+
+
+# what a parse allocates whatever the output's size: tables and small objects, and one chunk of a
+# value being escaped (its slice and the escaped copy)
+_SLACK = (64 << 10) + 2 * ESCAPE_CHUNK
+
+
+@pytest.mark.parametrize(("case", "word"), _inflatable())
+def test_a_whole_parse_costs_at_most_twice_the_output(case: dict[str, Any], word: str) -> None:
+    """Every format's whole parse of an output with a 2 MB string argument allocates at most
+    twice the output (Python's own size of it) at its peak: the arguments it returns, and at
+    most one more copy on the way (a call's raw text kept while its list may still fail, a
+    value held whole until its type is known), never a copy per step."""
+    value = " ".join(["plain words and 42"] * (2_000_000 // 19))
+    text = case["output"].replace(word, value)
+    options = {"tools": case["tools"]} if case.get("tools") else {}
+    options.update(case.get("options") or {})
+    parser = Parser(case["reasoning"], case["tools_format"])
+    size = sys.getsizeof(text)
+    ratio, msg = _peak(parser, text, **options)
+    peak = ratio * len(text.encode("utf-8"))
+    assert msg.tool_calls and value in msg.tool_calls[0].arguments
+    assert peak <= 2 * size + _SLACK, f"{peak / size:.2f}x the output"
+
+
 def test_escapes_are_what_json_writes() -> None:
     """A raw string value becomes the inside of the JSON string ``json.dumps`` writes, also
     where it is escaped a chunk at a time, and as it is where nothing needs escaping."""
-    from trisect.codecs.xml_params import _ESCAPE_CHUNK
-
     parser = Parser("qwen3", "qwen3_coder")
-    for value in (('é"\\\x01\t</x>' * (_ESCAPE_CHUNK // 5 + 3))[: 3 * _ESCAPE_CHUNK + 7], "plain text é"):
+    for value in (('é"\\\x01\t</x>' * (ESCAPE_CHUNK // 5 + 3))[: 3 * ESCAPE_CHUNK + 7], "plain text é"):
         call = f"<tool_call>\n<function=write>\n<parameter=content>\n{value}\n</parameter>\n</function>\n</tool_call>"
         msg = parser.parse(call, tools=[_WRITE])
         assert msg.tool_calls[0].arguments == json.dumps({"content": value}, ensure_ascii=False)

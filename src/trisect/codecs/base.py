@@ -28,7 +28,9 @@ grammar writes its arguments in ``grammar`` (an ``ArgSyntax``, a reason, or ``No
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any, ClassVar
 
 from ..engine.codec import ArgSyntax
@@ -150,3 +152,16 @@ def integer_text(text: str) -> str:
     convert more than 4,300). Cost O(len(text))."""
     digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
     return "-" + digits if text.startswith("-") and digits != "0" else digits
+
+
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')  # what a JSON string escapes (non-ASCII stays as is)
+ESCAPE_CHUNK = 1 << 16
+
+
+def emit_json_string(s: str, i: int, end: int, emit: Callable[[str], None]) -> None:
+    """``s[i:end]`` as the inside of a JSON string (escaped where it needs it), handed to ``emit``
+    a chunk at a time: a string value many megabytes long costs the arguments it becomes and one
+    chunk, never a slice of it and an escaped copy besides."""
+    for k in range(i, end, ESCAPE_CHUNK):
+        piece = s[k : min(end, k + ESCAPE_CHUNK)]
+        emit(piece if _NEEDS_ESCAPE.search(piece) is None else encode_basestring(piece)[1:-1])

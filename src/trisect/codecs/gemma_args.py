@@ -24,11 +24,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from typing import Any
 
 from ..engine.value import Value, as_bool, as_int, as_items, as_pieces, as_str, as_tuple
-from .base import Codec
+from .base import Codec, emit_json_string
 
 _WS = " \t\r\n"
 # modes
@@ -208,38 +207,39 @@ class GemmaArgsCodec(Codec):
             self._emit('"')
 
     def _string(self, s: str, i: int, end: int) -> int:
-        quote = self._quote
         held = self._partial
-        self._partial = ""
-        text = held + s[i:end]
-        base = i - len(held)  # index in s of text[0] (may be before i)
-        j = text.find(quote)
+        base = 0  # index in the caller's s of this s[0]
+        if held:  # a delimiter split across deltas: the delta joined to the few characters held
+            self._partial = ""
+            base = i - len(held)
+            s, i, end = held + s[i:end], 0, len(held) + end - i
+        quote = self._quote
+        j = s.find(quote, i, end)
         if j >= 0:
-            self._string_text(text[:j])
-            consumed = base + j + len(quote)
+            self._string_text(s, i, j)
             if self._string_is_key:
                 self._mode = _KEY  # the key's ':' follows
             else:
                 self._emit('"')
                 self._mode = _AFTER
-            return consumed
+            return base + j + len(quote)
         # hold the longest suffix that may begin the delimiter
-        keep = len(text)
-        for k in range(min(len(quote) - 1, len(text)), 0, -1):
-            if quote.startswith(text[-k:]):
-                keep = len(text) - k
+        keep = end
+        for k in range(min(len(quote) - 1, end - i), 0, -1):
+            if quote.startswith(s[end - k : end]):
+                keep = end - k
                 break
-        self._string_text(text[:keep])
-        self._partial = text[keep:]
-        return end
+        self._string_text(s, i, keep)
+        self._partial = s[keep:end]
+        return base + end
 
-    def _string_text(self, text: str) -> None:
-        if not text:
+    def _string_text(self, s: str, i: int, j: int) -> None:
+        if j <= i:
             return
         if self._string_is_key:
-            self._buf.append(text)
+            self._buf.append(s[i:j])
         else:
-            self._emit(encode_basestring(text)[1:-1])
+            emit_json_string(s, i, j, self._emit)  # in place: a long value is never sliced whole
 
     # ------------------------------------------------------------------ writing
 

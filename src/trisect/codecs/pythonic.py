@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from ..engine.codec import ArgSyntax
 from ..engine.jsonscan import loads_as_integer, run_matcher
 from ..engine.value import Value, as_bool, as_int, as_items, as_pieces, as_str, as_strs, as_tuple
-from .base import Codec, integer_text
+from .base import Codec, emit_json_string, integer_text
 
 MAX_DEPTH = 64  # deeper literals are not a call (JSON parsers recurse on nesting)
 
@@ -517,9 +517,7 @@ class PythonicCallCodec(Codec):
         return j
 
     def _flush_text(self, s: str, i: int, j: int) -> None:
-        if j > i:
-            piece = s[i:j]
-            self._write(json.dumps(piece, ensure_ascii=False)[1:-1])
+        emit_json_string(s, i, j, self._write)
 
     def _escape(self, c: str, i: int) -> int:
         self._state = _STR

@@ -39,7 +39,7 @@ from typing import Any
 from ..engine.codec import ArgSyntax
 from ..engine.fields import skip_lead, skip_trail
 from ..engine.value import Value, as_bool, as_int, as_opt_str, as_pieces, as_str, as_strs, as_tuple
-from .base import Codec
+from .base import Codec, emit_json_string
 from .schema import declared_types, parameter_schema, streams_as_string, typed_value
 
 # _AWAIT: the key is complete, the value marker is not yet seen; _CLOSER: the closer's own key
@@ -378,15 +378,7 @@ class XmlParamsCodec(Codec):
             keep = end
         if keep < end:
             self._value.append(s[keep:end])
-        self._emit_escaped(s, i, keep)
-
-    def _emit_escaped(self, s: str, i: int, end: int) -> None:
-        """``s[i:end]`` as the inside of a JSON string (escaped where it needs it), a chunk at a
-        time: a value many megabytes long costs the arguments it becomes and one chunk
-        (``_emit``)."""
-        for k in range(i, end, _ESCAPE_CHUNK):
-            piece = s[k : min(end, k + _ESCAPE_CHUNK)]
-            self._emit(piece if _NEEDS_ESCAPE.search(piece) is None else _quote(piece)[1:-1])
+        emit_json_string(s, i, keep, self._emit)
 
     def _end_value(self) -> None:
         if self._streaming:
@@ -395,6 +387,7 @@ class XmlParamsCodec(Codec):
             self._emit('"')
         else:
             raw = "".join(self._value)
+            self._value = []  # the pieces go before the value is written: one copy of it at a time
             if self._trim == "newline":
                 if raw.startswith("\n"):
                     raw = raw[1:]
@@ -402,11 +395,16 @@ class XmlParamsCodec(Codec):
                     raw = raw[:-1]
             elif self._trim == "strip":
                 raw = raw.strip(_WS)
-            text = _json_text(raw) if self._types == JSON_TEXT else typed_value(raw, self._types)
-            if self._held is not None:
-                self._held = (self._held[0], text)
+            if self._types == JSON_TEXT and self._held is None and not _is_json(raw):
+                self._emit('"')  # a string, escaped in place: a long value is never copied whole
+                emit_json_string(raw, 0, len(raw), self._emit)
+                self._emit('"')
             else:
-                self._emit(text)
+                text = _json_text(raw) if self._types == JSON_TEXT else typed_value(raw, self._types)
+                if self._held is not None:
+                    self._held = (self._held[0], text)
+                else:
+                    self._emit(text)
         self._value = []
         self._state = _IDLE
 
@@ -443,10 +441,6 @@ class XmlParamsCodec(Codec):
         self.done = True
 
 
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')  # what a JSON string escapes (non-ASCII stays as is)
-_ESCAPE_CHUNK = 1 << 16
-
-
 # An attribute: a name (where a name can begin: the lookbehind keeps the scan linear, as no match
 # is tried from inside a name), "=", a value in double or single quotes or bare (up to a space,
 # a quote or ">"). Without the lookbehind every position inside a long name would start a match
@@ -472,12 +466,15 @@ def attribute_pairs(text: str) -> list[tuple[str, str, str]]:
 
 def _json_text(raw: str) -> str:
     """A value the model marked as JSON: as written when it is valid JSON, else a string."""
-    value = raw.strip(_WS)
+    return raw.strip(_WS) if _is_json(raw) else json.dumps(raw, ensure_ascii=False)
+
+
+def _is_json(raw: str) -> bool:
     try:
-        json.loads(value, parse_constant=_not_json)
+        json.loads(raw.strip(_WS), parse_constant=_not_json)
     except (ValueError, RecursionError):  # nested past the C decoder's depth: not JSON here either
-        return json.dumps(raw, ensure_ascii=False)
-    return value
+        return False
+    return True
 
 
 def _not_json(name: str) -> None:

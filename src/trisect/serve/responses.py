@@ -293,43 +293,16 @@ class ResponseFold:
             return []
         item = self.items[index]
         item["status"] = "completed"
-        if item["type"] == "reasoning":
+        if item["type"] in ("reasoning", "message"):
             part = item["content"][0]
+            if item["type"] == "reasoning":
+                kind, done = "response.reasoning_text.done", {"text": part["text"]}
+            else:
+                kind, done = "response.output_text.done", {"text": part["text"], "logprobs": part["logprobs"]}
+            where = {"item_id": item["id"], "output_index": index, "content_index": 0}
             return [
-                self._event(
-                    "response.reasoning_text.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    text=part["text"],
-                ),
-                self._event(
-                    "response.content_part.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    part=dict(part),
-                ),
-                self._event("response.output_item.done", output_index=index, item=_copy(item)),
-            ]
-        if item["type"] == "message":
-            part = item["content"][0]
-            return [
-                self._event(
-                    "response.output_text.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    text=part["text"],
-                    logprobs=part["logprobs"],
-                ),
-                self._event(
-                    "response.content_part.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    part=_copy(part),
-                ),
+                self._event(kind, **where, **done),
+                self._event("response.content_part.done", **where, part=_copy(part)),
                 self._event("response.output_item.done", output_index=index, item=_copy(item)),
             ]
         return [
@@ -348,27 +321,15 @@ class ResponseFold:
         self.items.append(item)
         self.open[key] = index
         shown = _copy(item)
-        if item["type"] in ("reasoning", "message"):
+        texts = item["type"] in ("reasoning", "message")
+        if texts:
             shown["content"] = []
         events = [self._event("response.output_item.added", output_index=index, item=shown)]
-        if item["type"] == "reasoning":
+        if texts:  # its one part, still empty
+            part = _copy(item["content"][0])
             events.append(
                 self._event(
-                    "response.content_part.added",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    part={"type": "reasoning_text", "text": ""},
-                )
-            )
-        elif item["type"] == "message":
-            events.append(
-                self._event(
-                    "response.content_part.added",
-                    item_id=item["id"],
-                    output_index=index,
-                    content_index=0,
-                    part={"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+                    "response.content_part.added", item_id=item["id"], output_index=index, content_index=0, part=part
                 )
             )
         return index, events
