@@ -16,7 +16,7 @@ import pytest
 
 from support import cases, cuts, tokenizers
 from support.known_losses import KNOWN_LOSSES
-from trisect.testing import check_case, check_copies, check_nothing_lost, check_truncations
+from trisect.testing import check_case, check_copies, check_nothing_lost, check_states, check_truncations
 
 CASES = cases.load_cases()
 _case = cases.as_case
@@ -60,6 +60,11 @@ def test_case_copied_at_the_cuts(data: dict) -> None:
 @cases.parametrize(CASES)
 def test_case_copied_at_every_cut(data: dict) -> None:
     assert check_copies(_case(data), nothing_lost=_checked(data)) > 0
+
+
+@cases.parametrize(CASES)
+def test_case_written_out_and_resumed_at_every_cut(data: dict) -> None:
+    assert check_states(_case(data), nothing_lost=_checked(data)) > 0
 
 
 COMPLETE_WITH_CALLS = [

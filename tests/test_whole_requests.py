@@ -87,14 +87,19 @@ def test_types_are_exact() -> None:
     assert make_request({"prompt_token_ids": bytearray(b"\x01\x02")}).prompt_token_ids == (1, 2)
 
 
-def test_options_marshal_cannot_write_still_share_the_tool_set() -> None:
+def test_an_id_factory_is_cached_by_identity_and_shares_the_tool_set() -> None:
     def ids(index: int) -> str:
+        return f"id{index}"
+
+    def other(index: int) -> str:
         return f"id{index}"
 
     a = make_request({"tools": _tools(), "id_factory": ids})
     b = make_request({"tools": _tools(), "id_factory": ids})
-    assert a is not b  # a callable is not cached by content ...
-    assert a.tool_index is b.tool_index  # ... but the tools are
+    c = make_request({"tools": _tools(), "id_factory": other})
+    assert a is b  # the same function, the same content: one request (a stream state's resume asks often)
+    assert c is not a and c.id_factory is other  # another function is another request ...
+    assert a.tool_index is c.tool_index  # ... with the same tools
     assert tool_set(_tools())[1] is a.tool_index
     assert a.id_factory is ids
 

@@ -3,7 +3,8 @@
 Malformed *model output* is not an error: it degrades by the documented rules of the engine
 (see the ``trisect.engine`` package docstring). Errors are for bad *input from the caller*: an unknown format name, a
 request whose options contradict each other, a tool schema that cannot be used, a stream that
-is fed after it was finished, or ``strict=True`` parsing that meets malformed output.
+is fed after it was finished, a stream state that cannot be resumed, or ``strict=True`` parsing
+that meets malformed output.
 """
 
 from __future__ import annotations
@@ -37,6 +38,22 @@ class TemplateError(TrisectError, ValueError):
 
 class StreamError(TrisectError):
     """A stream was used out of order (fed after ``finish()``) or given inconsistent input."""
+
+
+class StateError(TrisectError, ValueError):
+    """A stream state (``StreamParser.to_state``) was refused by ``Parser.resume``: altered,
+    truncated, signed with another key, made by another trisect state version, for another
+    parser, formats, tokenizer or request, expired, or larger than allowed. Nothing was decoded
+    from it, so nothing of it reaches any output.
+
+    ``reason`` names the check that refused it: ``"malformed"`` (not a trisect state, or cut
+    short), ``"version"``, ``"signature"`` (altered, truncated, or another key), ``"formats"``,
+    ``"tokenizer"``, ``"request"``, ``"expired"`` or ``"oversized"``.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class MalformedOutputError(TrisectError):

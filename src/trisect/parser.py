@@ -9,16 +9,18 @@ markers found and JSON decoded at C speed); the replay harness checks every stre
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from dataclasses import replace
+from functools import lru_cache, partial
 from typing import Any
 
 from .engine.compile import CompiledFormat, compile_format
-from .engine.event_stream import EventStream
+from .engine.envelope import DEFAULT_MAX_BYTES, NO_TOKENIZER, Binding, canonical, digest, unseal
+from .engine.event_stream import VALUE_ENUMS, EventStream
 from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
-from .engine.value import Value, as_tuple
+from .engine.value import Value, as_bool, as_tuple
 from .engine.vocab import Vocab
 from .engine.whole import whole_events
-from .errors import FormatError, RequestError
+from .errors import FormatError, RequestError, StateError
 from .formats import all_formats, hf, reasoning_format, tool_format
 from .message import Message, MessageBuilder, StreamParser, fold
 from .request.choice import constrained_format, keeps_native_markers
@@ -80,10 +82,13 @@ class Parser:
         self.tools: str | None = self.tools_spec.name if self.tools_spec is not None else None
         self._compiled: CompiledFormat = compile_format(_combined(self.reasoning_spec, self.tools_spec), self._vocab)
         self._token_views: dict[int, tuple[CompiledFormat, TokenView]] = {}  # id(compiled) -> its view
-        # id(request) -> (request, its format, its initial state): requests are cached by content
-        # (``request.options``), so the engines' repeated options find their plan here; the entry
-        # keeps its request alive, so the id stays its own
-        self._plans: dict[int, tuple[Request, CompiledFormat, str]] = {}
+        # (id(request), plain or None) -> (request, its format, its initial state, plain): requests
+        # are cached by content (``request.options``), so the engines' repeated options find their
+        # plan here; the entry keeps its request alive, so the id stays its own. ``plain``: a
+        # resumed stream's format as its state says it was chosen (``_compiled_for``)
+        self._plans: dict[tuple[int, bool | None], tuple[Request, CompiledFormat, str, bool]] = {}
+        self._formats_digest: bytes | None = None  # what a stream state is bound to (``_binding``)
+        self._bindings: dict[tuple[int, bool], tuple[Request, Binding]] = {}
 
     @property
     def spec(self) -> FormatSpec:
@@ -94,22 +99,28 @@ class Parser:
         """The tokenizer as the engine sees it (``None``: no tokenizer, markers match as text)."""
         return self._vocab
 
-    def _plan(self, request: Request) -> tuple[CompiledFormat, str]:
-        """The format of ``request``'s output and the state it starts in, worked out once per
-        request."""
-        entry = self._plans.get(id(request))
+    def _plan(self, request: Request, plain: bool | None = None) -> tuple[CompiledFormat, str, bool]:
+        """The format of ``request``'s output, the state it starts in, and whether that format
+        dropped the reasoning format (``plain``, given: as a resumed stream's state says), worked
+        out once per request."""
+        key = (id(request), plain)
+        entry = self._plans.get(key)
         if entry is None or entry[0] is not request:
-            compiled = self._compiled_for(request)
+            chosen = self._plain(request) if plain is None else plain
+            compiled = self._compiled_for(request, chosen)
             if len(self._plans) >= _PLANS:
                 self._plans.clear()
-            entry = self._plans[id(request)] = (request, compiled, self.initial_state(request, compiled))
-        return entry[1], entry[2]
+            entry = self._plans[key] = (request, compiled, self.initial_state(request, compiled), chosen)
+        return entry[1], entry[2], entry[3]
 
-    def _compiled_for(self, request: Request) -> CompiledFormat:
+    def _compiled_for(self, request: Request, plain: bool | None = None) -> CompiledFormat:
         """The format this request's output is in (``request/choice.py``: tool_choice semantics;
-        ``FormatSpec.plain_when_off``: no reasoning format when the request switched it off)."""
+        ``FormatSpec.plain_when_off``: no reasoning format when the request switched it off).
+        ``plain``: that choice as a resumed stream's state says it was made (from the prompt)."""
         reasoning, compiled = self.reasoning_spec, self._compiled
-        if reasoning is not None and reasoning.plain_when_off and self._thinking_off(request):
+        if plain is None:
+            plain = self._plain(request)
+        if plain:
             reasoning, compiled = None, compile_format(_combined(None, self.tools_spec), self._vocab)
         choice = request.tool_choice
         if choice == "auto":
@@ -121,6 +132,11 @@ class Parser:
         if self.tools_spec is not None and keeps_native_markers(self.tools_spec):
             return compiled
         return compile_format(constrained_format(reasoning, request.forced), self._vocab)
+
+    def _plain(self, request: Request) -> bool:
+        """The stream of ``request`` runs without the reasoning format (``plain_when_off``)."""
+        reasoning = self.reasoning_spec
+        return reasoning is not None and reasoning.plain_when_off and self._thinking_off(request)
 
     def _thinking_off(self, request: Request) -> bool:
         """Thinking is off for this request: the prompt, if given, closed the block itself (the
@@ -197,11 +213,15 @@ class Parser:
         """A stream for one request (one choice). Options: see ``parse()``."""
         return self._stream(make_request(options), atomic_tool_calls)
 
-    def _stream(self, request: Request, atomic_tool_calls: bool, value: Value = None) -> StreamParser:
+    def _stream(
+        self, request: Request, atomic_tool_calls: bool, value: Value = None, plain: bool | None = None
+    ) -> StreamParser:
         """A stream for ``request``; ``value``: the state a stream of the same request wrote
-        (``StreamParser.to_value``), read back (a ``ValueError`` if it has another shape)."""
-        compiled, state = self._plan(request)
+        (``StreamParser.to_value``), read back (a ``ValueError`` if it has another shape), with
+        ``plain`` as that stream's format was chosen (``_compiled_for``)."""
+        compiled, state, plain = self._plan(request, plain)
         keep = filter_events(request)
+        origin = partial(self._origin, request, atomic_tool_calls, plain)
         if value is None:
             engine = EventStream(
                 compiled,
@@ -210,14 +230,73 @@ class Parser:
                 vocab=self._vocab,
                 atomic_tool_calls=atomic_tool_calls,
             )
-            return StreamParser(engine, keep)
+            return StreamParser(engine, keep, origin)
         engine_value, keep_value = as_tuple(value, 2)
         engine = EventStream.from_value(
             compiled, request, engine_value, vocab=self._vocab, atomic_tool_calls=atomic_tool_calls
         )
         if (keep is None) != (keep_value is None):
             raise ValueError("the state was written by a stream of another request")
-        return StreamParser(engine, keep.from_value(keep_value) if keep is not None else None)
+        kept = keep.from_value(keep_value) if keep is not None else None
+        return StreamParser(engine, kept, origin)
+
+    # ------------------------------------------------------------------ state that travels
+
+    def resume(
+        self,
+        state: bytes,
+        key: bytes | str,
+        *,
+        atomic_tool_calls: bool = False,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        **options: Any,
+    ) -> StreamParser:
+        """The stream ``StreamParser.to_state(key)`` wrote ``state`` from, continuing exactly as it
+        would have. ``options`` (and ``atomic_tool_calls``) are the ones that stream was made
+        with, the prompt excepted: it only decided where the stream started, which the state
+        carries, so it may be left out. A state that was altered, cut short, signed with another
+        key, made by another trisect state version, by a parser of other formats or another
+        tokenizer, for other options, that has expired, or that is over ``max_bytes`` is a
+        ``StateError`` (its ``reason`` says which), and nothing of it is decoded."""
+        request = make_request(options)
+        binding = self._binding(request, atomic_tool_calls)
+        value = unseal(state, key, binding, max_bytes=max_bytes, enums=VALUE_ENUMS)
+        try:
+            stream_value, plain, carried = as_tuple(value, 3)
+            stream = self._stream(request, atomic_tool_calls, stream_value, as_bool(plain))
+        except ValueError as exc:
+            # genuine, but not a stream of this parser's: another release's layout under the same version
+            raise StateError(f"the state does not read as a stream of this parser: {exc}", reason="malformed") from None
+        stream.carried = carried
+        return stream
+
+    def _origin(self, request: Request, atomic: bool, plain: bool) -> tuple[Binding, bool]:
+        """What a stream's state needs of how it was made: its binding, and whether its format
+        dropped the reasoning format (decided from the prompt, which a resume need not repeat)."""
+        return self._binding(request, atomic), plain
+
+    def _binding(self, request: Request, atomic: bool) -> Binding:
+        """What a state of this parser's stream for ``request`` is bound to: the parser's formats
+        (their description, read by ``envelope.canonical``: the formats a request selects follow
+        from them and the options), the tokenizer, the options. Cached per request object
+        (``make_request`` hands out one per content)."""
+        key = (id(request), atomic)
+        hit = self._bindings.get(key)
+        if hit is not None and hit[0] is request:
+            return hit[1]
+        if len(self._bindings) >= 256:
+            self._bindings.clear()
+        binding = self._bind(request, atomic)
+        self._bindings[key] = (request, binding)  # the entry keeps ``request`` alive: ids stay unique
+        return binding
+
+    def _bind(self, request: Request, atomic: bool) -> Binding:
+        formats = self._formats_digest
+        if formats is None:
+            formats = self._formats_digest = digest(canonical(self._compiled.spec).encode("utf-8"))
+        tokenizer = digest(self._vocab.fingerprint()) if self._vocab is not None else NO_TOKENIZER
+        options = f"{request.canonical()}|atomic={atomic}".encode("utf-8", "surrogatepass")
+        return Binding(formats, tokenizer, digest(options))
 
     def parse(self, output: str | None = None, *, token_ids: Sequence[int] | None = None, **options: Any) -> Message:
         """Parse a whole output (text, or token ids with a tokenizer, or both).
@@ -227,11 +306,13 @@ class Parser:
         (index -> call id), ``strict`` (raise on malformed output instead of degrading),
         ``tool_choice`` (``"auto"``, ``"none"``, ``"required"``, ``{"type": "function",
         "function": {"name": …}}``), ``parallel_tool_calls`` (``False``: at most the first call),
-        ``include_reasoning`` (``False``: reasoning is parsed but never returned).
+        ``include_reasoning`` (``False``: reasoning is parsed but never returned),
+        ``call_text_limit`` (characters of a streamed call's raw text kept, 65,536: the bound of an
+        unfinished call's text and of a long argument's memory; ``trisect.engine.call``).
         """
         request = make_request(options)
         if token_ids is None and type(output) is str:
-            compiled, state = self._plan(request)
+            compiled, state, _ = self._plan(request)
             events = whole_events(compiled, request, state, output, vocab=self._vocab)
             keep = filter_events(request)
             delta = fold(keep(events) if keep is not None else events)

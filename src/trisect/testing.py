@@ -22,7 +22,9 @@ the whole and per-character runs of every case show).
 ``check_truncations`` cuts a complete case at every position and checks that nothing raises,
 no call with invalid arguments is returned, and the calls that survive are the complete ones.
 ``check_copies`` forks a stream (``StreamParser.copy()``) at every cut and checks that the
-copy and the original both end equal to ``parse()``. ``check_nothing_lost`` checks that every
+copy and the original both end equal to ``parse()``; ``check_states`` does the same with the
+stream written out and resumed (``StreamParser.to_state`` / ``Parser.resume``), and bounds the
+state by the text it holds. ``check_nothing_lost`` checks that every
 non-whitespace character of the output is accounted for (a field, a call, a consumed marker);
 the three other checks run it on every output they make and hold every run to the spans it
 accepted.
@@ -48,6 +50,7 @@ from .engine.trace import Span
 from .engine.tracker import valid_unicode
 from .errors import MalformedOutputError
 from .message.fold import fold
+from .message.stream_parser import StreamParser
 from .message.types import Delta, Message, MessageBuilder, ToolCall
 from .parser import Parser
 
@@ -60,8 +63,10 @@ __all__ = [
     "check_ids_agree",
     "check_nothing_lost",
     "check_output",
+    "check_states",
     "check_truncations",
     "engine_deltas",
+    "held_text",
     "load_cases",
     "losses",
 ]
@@ -875,6 +880,54 @@ def check_copies(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Co
     before the copy, ``"ids"``: token ids); a kind it leaves out is copied at every cut. Returns
     the number of copies checked. Cost: O(n^2) in the output's length at every cut (each copy is
     fed the rest), O(n) per cut checked."""
+    return _check_forks(
+        case, "copy", lambda parser, stream, options: stream.copy(), nothing_lost=nothing_lost, cuts=cuts
+    )
+
+
+_STATE_KEY = b"trisect.testing: a state key for the replay harness"
+STATE_SLACK = 2048
+"""Bytes a stream state may take beyond the text it holds (``check_states``)."""
+
+
+def held_text(value: Any) -> int:
+    """UTF-8 bytes of the text a state value holds (its strs and bytes)."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, tuple):
+        return sum(held_text(v) for v in value)
+    return 0
+
+
+def check_states(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Container[int]] | None = None) -> int:
+    """``StreamParser.to_state`` / ``Parser.resume`` at every cut (or at ``cuts``), as
+    ``check_copies`` checks ``copy()``: at each cut the stream's state is written, read back by
+    ``resume`` (the prompt left out, as a later request of a stateless tier leaves it out) and
+    the resumed stream is fed the rest; it must end equal to ``parse()``, and the original, which
+    goes on piece by piece, too. Every state must also be at most ``STATE_SLACK`` bytes over the
+    text it holds (a state never grows with what the stream already emitted). Returns the number
+    of states checked."""
+
+    def resume(parser: Parser, stream: StreamParser, options: dict[str, Any]) -> StreamParser:
+        state = stream.to_state(_STATE_KEY)
+        held = held_text(stream.to_value())
+        if len(state) > held + STATE_SLACK:
+            raise CaseFailure(f"[{case.id}] a state of {len(state)} bytes holds {held} bytes of text")
+        atomic = options.pop("atomic_tool_calls")
+        rest = {k: v for k, v in options.items() if k not in ("prompt_text", "prompt_token_ids")}
+        return parser.resume(state, _STATE_KEY, atomic_tool_calls=atomic, **rest)
+
+    return _check_forks(case, "state", resume, nothing_lost=nothing_lost, cuts=cuts)
+
+
+Fork = Callable[[Parser, StreamParser, dict[str, Any]], StreamParser]
+
+
+def _check_forks(
+    case: Case, name: str, fork_of: Fork, *, nothing_lost: bool, cuts: Mapping[str, Container[int]] | None
+) -> int:
     runs = 0
     kinds: list[tuple[str, Parser, list[tuple[str | None, list[int] | None]]]] = []
     if not case.ids_only:
@@ -890,7 +943,7 @@ def check_copies(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Co
         if kind == "ids":
             spans = None  # ids alone: the engine's own text, whose offsets may differ from the output's
         for atomic in (False, True):
-            tag = f"copy/{kind}/{'atomic' if atomic else 'incremental'}"
+            tag = f"{name}/{kind}/{'atomic' if atomic else 'incremental'}"
             stream = parser.stream(atomic_tool_calls=atomic, id_factory=_fixed_id, **request)
             trace = stream.engine.start_trace()
             sent = MessageBuilder()
@@ -900,7 +953,8 @@ def check_copies(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Co
                     if p < len(pieces):
                         sent.add(stream.feed(*pieces[p]))
                     continue
-                fork, got = stream.copy(), _fork(sent)
+                options = {"atomic_tool_calls": atomic, "id_factory": _fixed_id, **request}
+                fork, got = fork_of(parser, stream, options), _fork(sent)
                 if p < len(pieces):
                     sent.add(stream.feed(*pieces[p]))
                 if kind == "text":
@@ -912,7 +966,7 @@ def check_copies(case: Case, *, nothing_lost: bool = True, cuts: Mapping[str, Co
                 _agrees(case, parser, got.message(), reference, f"{tag}@{p}", expected=False, renumbered=not atomic)
                 fork_trace = fork.engine.trace
                 if spans is not None and fork_trace is not None and fork_trace.spans != spans:
-                    raise CaseFailure(f"[{case.id}] {tag}@{p}: the copy consumed {fork_trace.spans} != {spans}")
+                    raise CaseFailure(f"[{case.id}] {tag}@{p}: the {name} consumed {fork_trace.spans} != {spans}")
                 runs += 1
             sent.add(stream.finish())
             _agrees(case, parser, sent.message(), reference, f"{tag}/original", renumbered=not atomic)

@@ -8,7 +8,16 @@ Its state is a plain value (``to_value``; ``engine.value``): the codec's own val
 and the call's text so far. ``copy()`` is that value read back, with a fresh codec from the
 format's factory.
 
-Cost: ``copy()`` and ``to_value()`` are O(raw text of the call + the codec's state).
+Raw text: a call keeps its exact text from its first marker while it is held (not streamed):
+a held call that turns out malformed gives all of it back as content. Once it is streamed, its
+arguments have gone out as they came, so it keeps only its first ``limit`` characters
+(``StreamOptions.call_text_limit``) and counts the rest (``cut``): a long argument streams in
+memory bounded by the limit. What the kept text is for: the text of a call the output ends
+inside (``ToolCallUnfinished``, which says how much was not kept), and the content a streamed
+call gives back when it turns out malformed (its first ``limit`` characters; the rest reached
+the client as its arguments, reported aborted).
+
+Cost: ``copy()`` and ``to_value()`` are O(kept raw text of the call + the codec's state).
 """
 
 from __future__ import annotations
@@ -69,6 +78,8 @@ class Call:
         "quick",
         "stops",
         "markup",
+        "kept",
+        "cut",
     )
 
     def __init__(self, codec: CallCodec, marker: str, start: int, state: str) -> None:
@@ -76,6 +87,8 @@ class Call:
         self.phase = HELD
         self.reason = ""  # why it is not a call (REJECTED, ABORTING)
         self.raw: list[str] = [marker] if marker else []  # its exact text, from its first marker
+        self.kept = len(marker)  # characters in ``raw``
+        self.cut = 0  # characters of raw text not kept (streamed past the limit)
         self.name_parts: list[str] = []
         self.id_parts: list[str] = []
         self.name: str | None = None
@@ -95,9 +108,34 @@ class Call:
         factory, which takes this call's codec state."""
         return Call.from_value(codec, self.to_value())
 
+    def keep(self, text: str, limit: int) -> None:
+        """Raw text of the call: kept whole while it is held, up to ``limit`` characters once
+        it is streamed (see the module docstring)."""
+        if self.phase not in STREAMED or self.kept + len(text) <= limit:
+            self.raw.append(text)
+            self.kept += len(text)
+            return
+        room = max(0, limit - self.kept)
+        if room:
+            self.raw.append(text[:room])
+            self.kept += room
+        self.cut += len(text) - room
+
+    def streamed_text(self, limit: int) -> None:
+        """The call was streamed: from now on it keeps no more than ``limit`` characters."""
+        if self.kept > limit:
+            whole = "".join(self.raw)
+            self.raw = [whole[:limit]]
+            self.cut += self.kept - limit
+            self.kept = limit
+
+    def text(self) -> str:
+        """The raw text kept."""
+        return "".join(self.raw)
+
     def to_value(self) -> Value:
         """``(codec, phase, reason, raw, name, id, name text, id text, index, held arguments,
-        start, state, markup run)``: texts joined."""
+        start, state, markup run, characters not kept)``: texts joined."""
         return (
             self.codec.to_value(),
             self.phase,
@@ -112,19 +150,22 @@ class Call:
             self.start,
             self.state,
             self.markup,
+            self.cut,
         )
 
     @classmethod
     def from_value(cls, codec: CallCodec, value: Value) -> Call:
         """The call of ``value``, its codec state read into ``codec`` (fresh from the factory)."""
-        codec_value, phase, reason, raw, name, call_id, name_parts, id_parts, index, args, start, state, markup = (
-            as_tuple(value, 13)
+        codec_value, phase, reason, raw, name, call_id, name_parts, id_parts, index, args, start, state, markup, cut = (
+            as_tuple(value, 14)
         )
         codec.restore(codec_value)
         new = cls(codec, "", as_int(start), as_str(state))
         new.phase = as_enum(phase, Phase)
         new.reason = as_str(reason)
         new.raw = as_pieces(raw)
+        new.kept = len(as_str(raw))
+        new.cut = as_int(cut)
         new.name = as_opt_str(name)
         new.id = as_opt_str(call_id)
         new.name_parts = as_pieces(name_parts)

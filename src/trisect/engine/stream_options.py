@@ -34,6 +34,9 @@ class StreamOptions:
     strict: bool = False
     # tool calls already in the conversation history (Kimi-K2 numbers its call ids on from it)
     history_tool_calls: int = 0
+    # characters of a call's raw text kept once it is streamed (``engine.call``): the bound of an
+    # unfinished call's text, and of the memory a long argument costs
+    call_text_limit: int = 65536
 
     def switch(self, *names: str, default: bool) -> bool:
         """A boolean chat-template switch (``thinking``, ``enable_thinking``), first given wins."""

@@ -12,17 +12,20 @@ call malformed, in every format; call ids.
 
 Invariants: streamed calls are numbered densely from 0 in emission order; the first reason a
 call is malformed is the one kept; the open call's raw text (the output from its first marker)
-is kept until it ends, so a malformed or cut-off call gives back exactly what the model wrote.
-A stream reading a whole text (``engine.whole``) keeps it as offsets into that text
-(``source``), not as a copy.
+is kept until it ends (a streamed call's up to ``call_text_limit`` characters, ``call``), so a
+malformed or cut-off call gives back exactly what the model wrote, or past the limit its first
+characters and how many more. A stream reading a whole text (``engine.whole``) keeps it as
+offsets into that text (``source``), not as a copy.
 
-Cost: O(argument text) per call; memory O(raw text of the open call + its codec's state).
+Cost: O(argument text) per call; memory O(the open call's kept raw text, at most ``call_text_limit``
+characters once it is streamed, + its codec's state).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 from functools import lru_cache
 
 from ..errors import MalformedOutputError, StreamError
@@ -76,6 +79,7 @@ class CallTracker:
         "_tools",
         "_atomic",
         "_strict",
+        "_limit",
         "_count",
         "open",
         "source",
@@ -101,6 +105,8 @@ class CallTracker:
         self._tools = request.tool_index
         self._atomic = atomic
         self._strict = request.strict
+        # a list of calls that must close (``whole_list``) is all of its text or none: its calls keep theirs
+        self._limit = request.call_text_limit if not spec.whole_list else sys.maxsize
         self._count = 0  # calls streamed
         self.open: Call | None = None
         self.source: str | None = None  # the whole text, when the stream reads one (raw text by offsets)
@@ -184,7 +190,12 @@ class CallTracker:
         reason = f"the output ended {where}" + (f" (and {call.reason})" if call.reason else "")
         if self._strict:
             raise MalformedOutputError(f"unfinished tool call: {reason}", state=call.state, position=call.start)
-        out.append(ToolCallUnfinished(call.index if call.phase in STREAMED else None, self.raw(call, at), reason))
+        text, limit = self.raw(call, at), self._limit
+        cut = call.cut + max(0, len(text) - limit)  # a held call kept it all: cut it the same way
+        if cut:
+            text = text[:limit]
+            reason += f"; its text after the first {limit:,} characters ({cut:,} more) was not kept"
+        out.append(ToolCallUnfinished(call.index if call.phase in STREAMED else None, text, reason))
 
     def drop(self, at: int) -> str | None:
         """``Act.CALL_DROP`` at output offset ``at``: a held call was the envelope of calls that
@@ -205,7 +216,10 @@ class CallTracker:
         if self._strict:
             raise self._error(call)
         if call.phase is ABORTING:
-            out.append(ToolCallAborted(call.index, call.reason))
+            reason = call.reason
+            if call.cut:
+                reason += f"; its text after the first {self._limit:,} characters was not kept"
+            out.append(ToolCallAborted(call.index, reason))
         return self.raw(call, at)
 
     @staticmethod
@@ -224,7 +238,7 @@ class CallTracker:
         """Text read while the call is open (markers included): kept until it ends."""
         call = self.open
         if call is not None and self.source is None:
-            call.raw.append(text)
+            call.keep(text, self._limit)
 
     def markup_text(self, text: str) -> None:
         """Text read in the open call's own markup (an envelope region: before its invoke,
@@ -303,7 +317,7 @@ class CallTracker:
                 plain = codec.in_string_value
             if plain:  # inside a string of a streamed call: the codec's own fast path
                 text = data[i:end] if i or end != len(data) else data
-                call.raw.append(text)
+                call.keep(text, self._limit)
                 piece = codec.string_piece(text)
                 if piece:
                     out.append(ToolCallArguments(call.index, piece))
@@ -313,7 +327,7 @@ class CallTracker:
         if not codec.structured:
             j = end
         if self.source is None:
-            call.raw.append(data[i:j])
+            call.keep(data[i:j], self._limit)
         self._after_codec(call, out)
         return j
 
@@ -419,6 +433,7 @@ class CallTracker:
         else:
             call.phase = STREAMING
             call.streamed_paths()  # its arguments stream on
+            call.streamed_text(self._limit)
         assert call.name is not None
         out.append(ToolCallStart(index, call.id or self._new_id(index, call.name), call.name))
         held = call.codec.take()

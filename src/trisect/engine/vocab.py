@@ -13,6 +13,7 @@ Accepted: an HF ``tokenizers.Tokenizer``, a ``transformers`` tokenizer (slow or 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -115,6 +116,7 @@ class Vocab:
                     f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
                 ) from None
             known.add(token_id)
+        self._fingerprint: bytes | None = None
 
     def special_id(self, text: str) -> int | None:
         """The id of the added/special token spelled exactly ``text``, if there is one."""
@@ -216,6 +218,37 @@ class Vocab:
             data = _piece_bytes(tok.convert_ids_to_tokens(token_id))
         self._bytes[token_id] = data
         return data
+
+    def fingerprint(self) -> bytes:
+        """A digest that tells tokenizers apart (a stream state is bound to the one it was made
+        with): the tokenizer's kind and size, every added token, and the bytes of up to 4096
+        ordinary ids spread over the vocabulary. Computed once (a few milliseconds)."""
+        found = self._fingerprint
+        if found is not None:
+            return found
+        tok = self.tokenizer
+        try:
+            if self._kind == "tiktoken":
+                size = int(tok.n_vocab)
+            elif self._kind == "hf":
+                size = int(tok.get_vocab_size(with_added_tokens=True))
+            else:
+                size = len(tok)
+        except (AttributeError, TypeError):  # an adapter that cannot say: sample the first ids
+            size = 1 << 16
+        h = hashlib.sha256(f"{self._kind}:{size}:".encode())
+        for token_id in sorted(self._added):
+            h.update(f"{token_id}={self._added[token_id]!r}{int(token_id in self._control)};".encode())
+        for token_id in range(0, size, max(1, size // 4096)):
+            if token_id in self._added:
+                continue
+            try:
+                data = self.token_bytes(token_id)
+            except (KeyError, ValueError, TypeError, IndexError, OverflowError, RequestError):
+                data = b"?"  # a hole in the id space: part of what this tokenizer is
+            h.update(len(data).to_bytes(2, "big") + data)
+        found = self._fingerprint = h.digest()
+        return found
 
     def encode_text(self, text: str) -> list[int]:
         """Encode with special tokens recognised (for prompts given as text, in tests and tools)."""

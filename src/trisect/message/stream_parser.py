@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from ..engine.event_stream import EventStream
+from ..engine.envelope import Binding, seal
+from ..engine.event_stream import VALUE_ENUMS, EventStream
 from ..engine.events import Event
 from ..engine.value import Value
+from ..errors import StreamError
 from .fold import fold
 from .types import Delta
 
@@ -45,11 +47,21 @@ FeedEvents = Callable[..., list[Event]]
 class StreamParser:
     """One stream (one request, one choice). Create it with ``Parser.stream()``."""
 
-    __slots__ = ("_engine", "_keep", "events")
+    __slots__ = ("_engine", "_keep", "events", "_origin", "carried")
 
-    def __init__(self, engine: EventStream, keep: EventFilter | None = None) -> None:
+    def __init__(
+        self,
+        engine: EventStream,
+        keep: EventFilter | None = None,
+        origin: Callable[[], tuple[Binding, bool]] | None = None,
+    ) -> None:
         self._engine = engine
         self._keep = keep
+        # how the stream was made, as its state needs it (given by Parser.stream): the binding,
+        # and whether the prompt made the format drop its reasoning format
+        self._origin = origin
+        # the caller's value signed with this stream's state (``to_state(carry=…)``), once resumed
+        self.carried: Value = None
         # ``events(text, token_ids)``: like ``feed()``, returning the typed events instead of a
         # folded delta (the engine's own method when no request filter applies)
         self.events: FeedEvents = engine.feed if keep is None else self._filtered
@@ -77,7 +89,20 @@ class StreamParser:
         """An independent stream that continues from this point: ``n > 1`` sampling from one
         prompt, beam search, speculative decoding that rolls rejected tokens back to a
         checkpoint. Cost O(held state: held text, the open call, queued ids), not O(output)."""
-        return StreamParser(self._engine.copy(), self._keep.copy() if self._keep is not None else None)
+        return StreamParser(self._engine.copy(), self._keep.copy() if self._keep is not None else None, self._origin)
+
+    def to_state(self, key: bytes | str, *, ttl: float | None = None, carry: Value = None) -> bytes:
+        """This stream's state as signed bytes: ``Parser.resume(state, key, **options)``, in this
+        process or another one with the same parser and options, gives a stream that continues
+        exactly as this one would (``trisect.engine.envelope``: the layout, and what a state
+        reveals). ``ttl``: seconds until the state expires. ``carry``: a small value of the
+        caller's own (ints, strs, bools, ``None``, tuples), signed with the state and given back
+        as the resumed stream's ``carried`` (a shell's bookkeeping: the role was sent, calls
+        completed). Cost O(held state), as ``copy()``."""
+        if self._origin is None:
+            raise StreamError("this stream was not made by Parser.stream(), so nothing binds its state")
+        binding, plain = self._origin()
+        return seal((self.to_value(), plain, carry), key, binding, ttl=ttl, enums=VALUE_ENUMS)
 
     def to_value(self) -> Value:
         """Everything the stream holds, as a plain value (``trisect.engine.value``): ``(the engine's

@@ -15,7 +15,8 @@ serialisation and one hash, and the cached ``Request`` is built from a private c
 caller can change afterwards. The serialisation also records which objects are shared, so the
 same content built another way (one object shared by every tool, a list the caller also holds
 elsewhere) may be a second entry: a miss costs one validation, never a wrong result (equal
-bytes are equal content). Options ``marshal`` cannot write (a callable ``id_factory``, a
+bytes are equal content). A callable ``id_factory`` is keyed by its identity (the cached request
+holds it, so no other function takes its id); options ``marshal`` cannot write otherwise (a
 ``Mapping`` that is not a ``dict``) skip the request cache; their tools still hit the tool-set
 cache. Invalid options are never cached: they raise the same typed errors every time. Both
 caches hold at most ``_CACHE_SIZE`` entries (cleared when full).
@@ -25,10 +26,11 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..codecs.schema import tool_index
+from ..engine.envelope import canonical
 from ..engine.stream_options import StreamOptions
 from ..errors import RequestError
 from .choice import check_tools, normalize_tool_choice
@@ -51,6 +53,21 @@ class Request(StreamOptions):
         """The output is what a constrained decoder produced (``required`` or a named choice)."""
         return self.tool_choice in ("required", "named")
 
+    def canonical(self) -> str:
+        """The options a stream state is bound to, as one stable text (``StreamParser.to_state``):
+        every option but the prompt (``prompt_text`` / ``prompt_token_ids`` only decide where
+        the stream starts, which its state carries) and ``id_factory`` (a function: pass the
+        same one again)."""
+        found = self.__dict__.get("_canonical")
+        if found is None:
+            bound = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _UNBOUND}
+            found = canonical(bound)
+            object.__setattr__(self, "_canonical", found)  # frozen: cached once, outside the fields
+        return found
+
+
+_UNBOUND = frozenset({"prompt_text", "prompt_token_ids", "id_factory", "tool_index"})
+
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "no_think")
 """The accepted ``reasoning_effort`` values: the OpenAI API's (``none``, ``minimal``, ``low``,
@@ -70,6 +87,7 @@ _OPTIONS = {
     "tool_choice",
     "parallel_tool_calls",
     "include_reasoning",
+    "call_text_limit",
 }
 
 
@@ -114,15 +132,22 @@ def _remember(cache: dict[bytes, Any], key: bytes, value: Any) -> None:
 
 def make_request(options: Mapping[str, Any]) -> Request:
     """The validated ``Request`` for ``options`` (cached by content, see the module docstring)."""
-    key = _content_key(options)
+    factory = options.get("id_factory") if isinstance(options, dict) else None
+    rest = options
+    if factory is not None:  # a function: the rest is the content, the function's identity joins the key
+        rest = {k: v for k, v in options.items() if k != "id_factory"}
+    key = _content_key(rest)
     if key is not None:
-        request = _REQUESTS.get(key)
-        if request is not None:
+        cache_key = key if factory is None else key + b"\0id_factory" + id(factory).to_bytes(8, "little", signed=True)
+        request = _REQUESTS.get(cache_key)
+        if request is not None and request.id_factory is factory:
             return request
         copy = _private_copy(key)
         if copy is not None:
+            if factory is not None:
+                copy["id_factory"] = factory  # the cached request holds it: its id stays unique
             request = _build(copy)
-            _remember(_REQUESTS, key, request)
+            _remember(_REQUESTS, cache_key, request)
             return request
     return _build(options)
 
@@ -190,11 +215,18 @@ def _build(options: Mapping[str, Any]) -> Request:
         id_factory=id_factory,
         strict=bool(options.get("strict", False)),
         history_tool_calls=_history_tool_calls(options.get("history_tool_calls", 0)),
+        call_text_limit=_call_text_limit(options.get("call_text_limit", 65536)),
         tool_choice=choice,
         forced=forced,
         parallel_tool_calls=options.get("parallel_tool_calls", True),
         include_reasoning=options.get("include_reasoning", True),
     )
+
+
+def _call_text_limit(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RequestError("call_text_limit must be a non-negative integer (characters)")
+    return value
 
 
 def _history_tool_calls(value: Any) -> int:
