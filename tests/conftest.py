@@ -20,11 +20,12 @@ HEAVY = {
     "model": "pip install -e '.[serve]' (xllamacpp) and network for the default model's first fetch",
     "batch": "pip install -e '.[batch]' (pyarrow, for Parquet)",
     "ray": "pip install -e '.[ray]' (Ray Data)",
+    "scale_out": "the [test] extra (starlette, uvicorn, httpx) and the tokenizers package",
 }
-# suites that run only when selected by name (`-m model`): a real model is slow, and the
-# exhaustive replays (every two-way split of every case) are volume, so the portable suite leaves
-# them out even where they could run; .ci/run runs each as its own step
-OPT_IN = {"model", "exhaustive"}
+# suites that run only when selected by name (`-m model`): a real model is slow, so are server
+# processes under load, and the exhaustive replays (every two-way split of every case) are volume,
+# so the portable suite leaves them out even where they could run; .ci/run runs each as its own step
+OPT_IN = {"model", "exhaustive", "scale_out"}
 
 
 def pytest_report_header(config: pytest.Config) -> str:

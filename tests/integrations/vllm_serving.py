@@ -51,6 +51,34 @@ def model_config() -> Any:
     )
 
 
+def derenderer(tok: Any, reasoning: str | None, tools: str | None) -> Any:
+    """vLLM's ``OnlineDerenderer`` (the scale-out tier's derender) over ``tok`` with these parser
+    names, its renderer and model config stubbed as vLLM's own derender tests stub them."""
+    from concurrent.futures import ThreadPoolExecutor
+    from unittest.mock import MagicMock
+
+    from vllm.renderers.online_derenderer import OnlineDerenderer
+
+    renderer = MagicMock()
+    renderer.get_tokenizer.return_value = tok
+    renderer.get_eos_token_id.return_value = tok.eos_token_id
+    renderer._executor = ThreadPoolExecutor(max_workers=1)
+    config = MagicMock()
+    config.hf_config.model_type = "trisect-test"
+    config.model = MODEL
+    config.try_get_generation_config.return_value = {}
+    return OnlineDerenderer(
+        model_config=config,
+        renderer=renderer,
+        request_logger=None,
+        chat_template=None,
+        chat_template_content_format="string",
+        enable_auto_tools=True,
+        tool_parser=tools,
+        reasoning_parser=reasoning,
+    )
+
+
 def parser_class(reasoning: str | None, tools: str | None, tok: Any, *, unified: bool = True) -> Any:
     """``ParserManager.get_parser`` for the plugin names of these trisect formats (``unified=False``:
     vLLM's own two-phase ``DelegatingParser`` over trisect's split parsers)."""

@@ -106,7 +106,8 @@ async def stream_chunks(answer: Answer, source: AsyncIterator[CompletionPiece]) 
                     for s in streams:
                         s.prompt_tokens = prompt_tokens
                 if piece.text or piece.token_ids or piece.logprobs:
-                    for chunk in stream.feed(piece.text, piece.token_ids, logprobs=piece.logprobs):
+                    text = None if piece.ids_only else piece.text  # ids alone: the parser decodes them
+                    for chunk in stream.feed(text, piece.token_ids, logprobs=piece.logprobs):
                         yield chunk
                 if piece.finish_reason is not None:
                     finished[piece.index] = True
@@ -146,6 +147,7 @@ async def completion(answer: Answer, source: AsyncIterator[CompletionPiece]) -> 
     """The whole ``chat.completion`` of a non-streamed answer."""
     texts: list[list[str]] = [[] for _ in range(answer.n)]
     ids: list[list[int] | None] = [None] * answer.n
+    ids_only = [False] * answer.n  # the engine sent ids alone: the parser decodes them
     logprobs: list[list[Any]] = [[] for _ in range(answer.n)]
     finish: list[CompletionPiece | None] = [None] * answer.n
     prompt_tokens = 0
@@ -153,6 +155,7 @@ async def completion(answer: Answer, source: AsyncIterator[CompletionPiece]) -> 
         async for piece in pieces:
             i = piece.index
             texts[i].append(piece.text)
+            ids_only[i] = ids_only[i] or piece.ids_only
             if piece.token_ids:
                 ids[i] = (ids[i] or []) + list(piece.token_ids)
             if piece.logprobs:
@@ -169,7 +172,7 @@ async def completion(answer: Answer, source: AsyncIterator[CompletionPiece]) -> 
             raise APIError(f"the upstream did not finish choice {i}", status=502)
         whole = chat_completion(
             answer.parser,
-            "".join(texts[i]),
+            None if ids_only[i] else "".join(texts[i]),
             token_ids=ids[i],
             finish_reason=end.finish_reason,
             logprobs=logprobs[i] or None,

@@ -2,8 +2,13 @@
 
     trisect serve --upstream http://127.0.0.1:8001 --upstream-kind vllm \\
         --model /models/Qwen3-8B --reasoning-parser qwen3 --tool-call-parser hermes
+    trisect serve --scale-out --tokenizer /models/Qwen3-8B --reasoning-parser qwen3 \\
+        --tool-call-parser hermes --state-key-file /etc/trisect/state.key
 
-Without ``--upstream`` the embedded llama.cpp model serves (``upstream/embedded.py``). Binds
+Without ``--upstream`` the embedded llama.cpp model serves (``upstream/embedded.py``);
+``--scale-out`` serves vLLM's render / derender protocol instead, calling no engine
+(``scale_out``). ``--upstream-kind vllm-generate`` talks to vLLM's token-in, token-out
+``/inference/v1/generate`` (render and parse here, ids there; needs ``--tokenizer``). Binds
 127.0.0.1 unless ``--host`` says otherwise; one uvicorn worker. This module imports only the
 standard library until ``run()``: the ``trisect`` command can list it without the extra.
 """
@@ -17,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-KINDS = ("vllm", "sglang", "llamacpp", "openai")
+KINDS = ("vllm", "vllm-generate", "sglang", "llamacpp", "openai")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +72,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     srv.add_argument("--max-body-bytes", type=int, default=8 * 1024 * 1024)
     srv.add_argument("--log-level", default="info")
+    scale = ap.add_argument_group("scale-out (vLLM's render / derender protocol; no upstream)")
+    scale.add_argument(
+        "--scale-out",
+        action="store_true",
+        help="serve /v1/chat/completions/render and .../derender (needs --tokenizer)",
+    )
+    scale.add_argument(
+        "--state-key-file",
+        metavar="F",
+        help="the key that signs stream_state, shared by every replica (default: $TRISECT_STATE_KEY, else random)",
+    )
+    scale.add_argument(
+        "--state-ttl", type=float, default=0, metavar="S", help="seconds a stream_state stays valid (default: no limit)"
+    )
     return ap
 
 
@@ -126,6 +145,10 @@ def make_upstream(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scale_out:
+        from .scale_out import run as run_scale_out
+
+        return run_scale_out(args)
     import uvicorn
 
     from .app import create_app
@@ -133,7 +156,10 @@ def run(args: argparse.Namespace) -> int:
     from .model import load_model
     from .service import Service
 
-    upstream = make_upstream(args)
+    generate = args.upstream_kind == "vllm-generate"
+    if generate and not args.upstream:
+        raise SystemExit("trisect serve: --upstream-kind vllm-generate needs --upstream URL")
+    upstream = make_upstream(args) if not generate else None
     served = load_model(
         model=args.model,
         chat_template=args.chat_template,
@@ -144,6 +170,19 @@ def run(args: argparse.Namespace) -> int:
         content_format_option=args.chat_template_content_format,
         formats_origin=getattr(args, "formats_origin", "named on the command line"),
     )
+    if upstream is None:  # vllm-generate: the prompt is tokenized here, with the served model's tokenizer
+        from .upstream.http import HTTPUpstream
+
+        if served.parser.vocab is None:
+            raise SystemExit("trisect serve: --upstream-kind vllm-generate needs --tokenizer (or --model with one)")
+        upstream = HTTPUpstream(
+            args.upstream,
+            args.upstream_kind,
+            model=args.upstream_model,
+            api_key=args.upstream_api_key,
+            timeout=args.upstream_timeout,
+            vocab=served.parser.vocab,
+        )
     if args.strict_tool_calling and upstream.kind == "openai":
         raise SystemExit("trisect serve: --strict-tool-calling needs an upstream that takes grammars (not openai)")
     service = Service(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chat_completions import Answer
 from .completions import RawAnswer, raw_plan
-from .constraints import decoding
+from .constraints import Decoding, decoding
 from .errors import APIError
 from .generate import pieces
 from .model import ServedModel
@@ -105,6 +105,25 @@ class Service:
             **kwargs,
         )
 
+    def engine_request(self, plan: Plan, prompt: str) -> tuple[CompletionRequest, Decoding]:
+        """What the engine is asked for a rendered ``prompt``: sampling, the constraint, phases
+        (the scale-out render step asks the same, for the worker to run)."""
+        chosen = decoding(self.served, plan, prompt, kind=self.kind, strict_tool_calling=self.strict_tool_calling)
+        request = CompletionRequest(
+            prompt=self.served.prompt_for(prompt, self.kind),
+            max_tokens=plan.max_tokens,
+            n=plan.n,
+            stop=plan.stop,
+            seed=plan.seed,
+            temperature=plan.temperature,
+            top_p=plan.top_p,
+            sampling=plan.sampling,
+            logprobs=plan.logprobs,
+            constraint=chosen.constraint,
+            keep_tokens=self.served.keep_tokens if self.kind in ("llamacpp", "embedded") else (),
+        )
+        return request, chosen
+
     def chat(
         self, body: Mapping[str, Any], *, api: str = "chat", arrived: float | None = None, id_prefix: str = "call_"
     ) -> Prepared:
@@ -122,20 +141,7 @@ class Service:
         if ids is not None:
             options["id_factory"] = ids
         self.served.parser.request(**options)  # RequestError / ToolSchemaError: a 400 now
-        chosen = decoding(self.served, plan, prompt, kind=self.kind, strict_tool_calling=self.strict_tool_calling)
-        request = CompletionRequest(
-            prompt=self.served.prompt_for(prompt, self.kind),
-            max_tokens=plan.max_tokens,
-            n=plan.n,
-            stop=plan.stop,
-            seed=plan.seed,
-            temperature=plan.temperature,
-            top_p=plan.top_p,
-            sampling=plan.sampling,
-            logprobs=plan.logprobs,
-            constraint=chosen.constraint,
-            keep_tokens=self.served.keep_tokens if self.kind in ("llamacpp", "embedded") else (),
-        )
+        request, chosen = self.engine_request(plan, prompt)
         answer = Answer(
             self.served.parser,
             model=plan.model,

@@ -77,6 +77,8 @@ class CompletionPiece:
     # ``token_ids`` (engines report every generated id)
     stop_reason: str | int | None = None
     completion_tokens: int | None = None  # on the last piece: tokens generated, as the engine counts
+    # the engine sent token ids alone (vLLM's generate): ``text`` is empty, the parser decodes the ids
+    ids_only: bool = False
 
 
 class UpstreamError(Exception):

@@ -25,10 +25,13 @@ from typing import Any
 
 import httpx
 
+from ...engine.vocab import Vocab
 from .base import CompletionPiece, CompletionRequest, UpstreamError
 from .llamacpp import LlamacppWire
 from .sglang import SglangWire
 from .vllm import CompletionsWire, VllmWire
+from .vllm_generate import KIND as GENERATE
+from .vllm_generate import VllmGenerateWire
 from .wire import Wire
 
 WIRES: dict[str, type[Wire]] = {
@@ -36,6 +39,7 @@ WIRES: dict[str, type[Wire]] = {
     "sglang": SglangWire,
     "llamacpp": LlamacppWire,
     "openai": CompletionsWire,
+    GENERATE: VllmGenerateWire,
 }
 
 
@@ -69,11 +73,13 @@ class HTTPUpstream:
         timeout: float = 600.0,
         connect_timeout: float = 10.0,
         client: httpx.AsyncClient | None = None,
+        vocab: Vocab | None = None,
     ) -> None:
         if kind not in WIRES:
             raise ValueError(f"upstream kind must be one of {', '.join(WIRES)}")
-        self.wire = WIRES[kind]()
-        self.kind = kind
+        # vllm-generate tokenizes the prompt itself (``vocab``: the served model's tokenizer)
+        self.wire = VllmGenerateWire(vocab) if kind == GENERATE else WIRES[kind]()
+        self.kind = self.wire.kind  # what the server decides by: vllm-generate is a vLLM engine
         self.fans_out = self.wire.fans_out
         self.base_url = base_url.rstrip("/")
         if self.base_url.endswith("/v1"):

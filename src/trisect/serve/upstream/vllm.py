@@ -98,12 +98,7 @@ class _CompletionsDecoder(Decoder):
                 self._prompt_tokens = len(prompt_ids)
             if ids:
                 self._counted[index] += len(ids)
-            piece = CompletionPiece(
-                index=index,
-                text=choice.get("text") or "",
-                token_ids=tuple(ids) if ids else None,
-                logprobs=legacy_to_chat(choice.get("logprobs"), self._top),
-            )
+            piece = self._piece(index, choice, ids)
             reason = choice.get("finish_reason")
             if reason is None:
                 out.append(piece)
@@ -115,6 +110,15 @@ class _CompletionsDecoder(Decoder):
             self._held.append(CompletionPiece(index=index, finish_reason=reason, stop_reason=choice.get("stop_reason")))
             self.ended(index)
         return out
+
+    def _piece(self, index: int, choice: Mapping[str, Any], ids: Sequence[int] | None) -> CompletionPiece:
+        """One choice's step as a piece (a wire with other shapes overrides this)."""
+        return CompletionPiece(
+            index=index,
+            text=choice.get("text") or "",
+            token_ids=tuple(ids) if ids else None,
+            logprobs=legacy_to_chat(choice.get("logprobs"), self._top),
+        )
 
     def close(self) -> list[CompletionPiece]:
         super().close()
