@@ -22,7 +22,7 @@ DEPS=(
   "openai>=2.25.0" regex partial-json-parser msgspec numpy cachetools psutil pyyaml cbor2 pyzmq
   "requests>=2.33.0" "aiohttp>=3.14.4" "oss-harmony>=0.0.11" "fastapi>=0.133.0,<0.137.0" pillow
   pybase64 blake3 prometheus_client cloudpickle uvloop py-cpuinfo ijson "mistral_common>=1.11.6"
-  "llguidance>=1.7,<1.8" tiktoken "pytest>=8"
+  "llguidance>=1.7,<1.8" tiktoken "pytest>=8" httpx
 )
 CHECK='
 import vllm, vllm.parser, vllm.reasoning, vllm.tool_parsers, vllm.plugins

@@ -216,13 +216,14 @@ class Fold:
                 self.arguments[call.index] = [call.arguments]
                 self.prev_tool_call_arr.append({"name": call.name, "arguments": ""})
                 self.streamed_args.append("")
-            else:
-                self.arguments[call.index].append(call.arguments)
+            else:  # setdefault: a resumed stream continues calls its Fold never saw start
+                self.arguments.setdefault(call.index, []).append(call.arguments)
         for index in delta.ended:
             self.completed.add(index)
-            whole = "".join(self.arguments[index])
-            self.prev_tool_call_arr[index]["arguments"] = whole
-            self.streamed_args[index] = whole
+            whole = "".join(self.arguments.get(index, ()))
+            if index < len(self.prev_tool_call_arr):  # a call this Fold saw start
+                self.prev_tool_call_arr[index]["arguments"] = whole
+                self.streamed_args[index] = whole
         self.aborted.update(delta.aborted)  # streamed, then malformed or cut off (not content)
 
 

@@ -34,7 +34,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, ClassVar
 
-from .. import Message, Parser
+from .. import Message, Parser, StateError, StreamParser
+from ..engine.value import as_int, as_items, as_tuple
 from ..grammar import for_request
 from ..request.tools import history_tool_calls
 from ._common import AUTO, Fold, IdsView, Piece, ReasoningPhase, openai_tools, parser_for, settings, tool_choice
@@ -428,6 +429,31 @@ def unified_parser(reasoning: str | None, tools: str | None) -> type:
 
         def trisect_cut_off(self) -> bool:
             return self._fold is not None and bool(self._fold.aborted)
+
+        # the scale-out derender (``_vllm_derender``): the stream travels between chunks
+        def trisect_stream(self) -> StreamParser | None:
+            return self._fold.stream if self._fold is not None else None
+
+        def trisect_state(self, key: bytes, output_tokens: int) -> bytes:
+            """The stream's signed state, carrying the calls seen cut off and the ids counted."""
+            fold = self._fold
+            assert fold is not None
+            return fold.stream.to_state(key, carry=(tuple(sorted(fold.aborted)), output_tokens))
+
+        def trisect_resume(self, state: bytes, key: bytes, request: Any) -> int:
+            """Continue the stream ``trisect_state`` wrote (``StateError`` if it does not verify
+            for this request); the ids counted so far."""
+            options = request_options(request, self._kwargs, None)
+            stream = self.trisect.resume(state, key, atomic_tool_calls=_atomic(request), **options)
+            try:
+                aborted, counted = as_tuple(stream.carried, 2)
+                fold = Fold(stream)
+                fold.aborted = {as_int(i) for i in as_items(aborted)}
+                output_tokens = as_int(counted)
+            except ValueError:
+                raise StateError("the state is not a vLLM derender stream's", reason="malformed") from None
+            self._fold = fold
+            return output_tokens
 
     TrisectParser.__qualname__ = TrisectParser.__name__ = f"TrisectParser[{reasoning}+{tools}]"
     return TrisectParser

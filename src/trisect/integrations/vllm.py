@@ -23,6 +23,13 @@ version nothing is patched and vLLM composes trisect's split parsers itself, in 
   parser name given is trisect's, it returns one ``TrisectParser``, so one trisect stream per
   choice handles reasoning and tool calls together. Any other combination goes to vLLM's own
   code unchanged (``TRISECT_VLLM_UNIFIED=0`` sends every combination there).
+* ``OnlineDerenderer._derender_chat_stream_parsed`` (the scale-out tier's streaming chat
+  derender, ``vllm serve --enable-scale-out``): for a ``trisect_*`` parser, each chunk resumes
+  the trisect stream from ``stream_state.trisect_state`` (its signed state) instead of replaying
+  every earlier token through a fresh parser (``_vllm_derender``): O(chunk) per chunk, not
+  O(output). ``DerenderStreamState`` takes the extra field (its models are rebuilt with
+  ``extra="allow"``). ``TRISECT_VLLM_DERENDER=0`` leaves vLLM's replay in place; replicas share
+  the signing key through ``$TRISECT_STATE_KEY``.
 * ``ChatStreamProcessor.step``: vLLM reports ``finish_reason: "tool_calls"`` once any call was
   streamed. With incremental tool-call streaming (opt-in, see below) a call can be streamed and
   then cut off; the wrapper then reports the engine's own reason (``stop`` / ``length``).
@@ -63,6 +70,16 @@ _REASONING_MODULE = "vllm.reasoning.abs_reasoning_parsers"
 _TOOLS_MODULE = "vllm.tool_parsers.abstract_tool_parser"
 _COMPOSER_MODULE = "vllm.parser.parser_manager"
 _STREAM_MODULE = "vllm.entrypoints.openai.chat_completion.stream_processor"
+_PROTOCOL_MODULE = "vllm.entrypoints.scale_out.token_in_token_out.protocol"
+_DERENDER_MODULE = "vllm.renderers.online_derenderer"
+DERENDER_ENV = "TRISECT_VLLM_DERENDER"
+_STATE_MODELS = (
+    "DerenderStreamState",
+    "DerenderChatStreamRequest",
+    "DerenderChatStreamResponse",
+    "DerenderCompletionStreamRequest",
+    "DerenderCompletionStreamResponse",
+)
 
 log = logging.getLogger(__name__)
 _registered = False
@@ -86,6 +103,8 @@ def register() -> None:
     if supported_version():
         _after_import(_COMPOSER_MODULE, _install_composer)
         _after_import(_STREAM_MODULE, _install_step_guard)
+        _after_import(_PROTOCOL_MODULE, _open_stream_state)
+        _after_import(_DERENDER_MODULE, _install_derender)
 
 
 def vllm_names(kind: str) -> dict[str, str]:
@@ -179,6 +198,45 @@ def _install_step_guard(module: ModuleType) -> None:
     from . import _vllm_parsers
 
     _vllm_parsers.step_guard_installed = True  # incremental calls only where the guard is in
+
+
+def _open_stream_state(module: ModuleType) -> None:
+    """``DerenderStreamState`` keeps fields it does not declare (``trisect_state``), and the models
+    that hold it are rebuilt around that, before any route is built over them."""
+    state = module.DerenderStreamState
+    if state.model_config.get("extra") == "allow":
+        return
+    state.model_config["extra"] = "allow"
+    for name in _STATE_MODELS:
+        getattr(module, name).model_rebuild(force=True)
+
+
+def _install_derender(module: ModuleType) -> None:
+    derenderer = module.OnlineDerenderer
+    original = derenderer._derender_chat_stream_parsed
+    if getattr(original, "__trisect__", False):
+        return
+
+    def _derender_chat_stream_parsed(
+        self: Any,
+        parser_cls: Any,
+        model: str,
+        generate_chunk: Any,
+        state: Any,
+        chat_request: Any,
+        prompt_tokens: int | None,
+        prompt_token_ids: list[int] | None,
+    ) -> Any:
+        args = (parser_cls, model, generate_chunk, state, chat_request, prompt_tokens, prompt_token_ids)
+        if os.environ.get(DERENDER_ENV, "1") == "0" or getattr(parser_cls, "trisect_formats", None) is None:
+            return original(self, *args)
+        from ._vllm_derender import derender_chunk
+
+        return derender_chunk(module, self, *args)
+
+    _derender_chat_stream_parsed.__trisect__ = True  # type: ignore[attr-defined]
+    _derender_chat_stream_parsed.__wrapped__ = original  # type: ignore[attr-defined]
+    derenderer._derender_chat_stream_parsed = _derender_chat_stream_parsed
 
 
 def _cut_off(parser: Any) -> bool:
