@@ -102,3 +102,15 @@ def test_the_generate_kind_needs_the_tokenizer() -> None:
 
     with pytest.raises(UpstreamError):
         VllmGenerateWire().body(CompletionRequest(prompt="hi"), model=None)
+
+
+def test_raw_completions_get_the_text_the_ids_decode_to() -> None:
+    served = served_model("qwen3", "hermes", tokenizers.load("qwen3"))
+    with ReplayServer("vllm-generate", _responder) as replay:
+        upstream = HTTPUpstream(replay.url, "vllm-generate", vocab=served.parser.vocab)
+        with AppServer(Service(served, upstream)) as app:
+            body = {"model": "test-model", "prompt": "Say it.", "max_tokens": 200}
+            answer = httpx.post(app.url + "/v1/completions", json=body, timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["choices"][0]["text"] == OUTPUT  # <|im_end|>, a control token, left out
+            assert replay.requests[-1]["token_ids"] == tokenizers.encode("qwen3", "Say it.")

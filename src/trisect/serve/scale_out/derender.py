@@ -62,7 +62,7 @@ from ...parser import Parser
 from ...request.tools import history_tool_calls, openai_tools
 from ..body import boolean, stop
 from . import shapes
-from .logprobs import chat_logprobs, completion_logprobs, context_after
+from .logprobs import IdsText, chat_logprobs, completion_logprobs, context_after
 from .shapes import ScaleOutError
 
 STATE_FIELD = "trisect_state"
@@ -448,7 +448,7 @@ class Derenderer:
     def _decode(self, ids: Sequence[int], *, special: bool) -> str:
         """Ids -> text: added tokens as written (control tokens only when ``special``)."""
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        return _Text(self.vocab, special, decoder).decode(ids)
+        return IdsText(self.vocab, special, decoder).decode(ids)
 
     # ------------------------------------------------------------------ chat, one chunk
 
@@ -632,7 +632,7 @@ class Derenderer:
         if choices:
             choice = choices[0]
             ids, stop_reason = self._drop_stop(choice, ctx)
-            text = _Text(self.vocab, not ctx.skip_special_tokens, decoder).decode(ids)
+            text = IdsText(self.vocab, not ctx.skip_special_tokens, decoder).decode(ids)
             lp = chat_logprobs(choice.logprobs, self.vocab, context, ctx.logprobs_limit, "generate_chunk")
             logprobs = completion_logprobs(lp, choice.logprobs, offset)
             if logprobs is not None and logprobs["tokens"]:
@@ -662,34 +662,3 @@ class Derenderer:
         pending, flag = decoder.getstate()
         state = seal((pending, flag, context, offset), self.key, binding, ttl=self.ttl)
         return {"chunk": out, "stream_state": _encode_state(state)}
-
-
-class _Text:
-    """Ids -> text for completions: ordinary tokens' bytes through one UTF-8 decoder (a
-    character split across chunks waits in it), added tokens as written, control tokens only
-    when ``special`` (``skip_special_tokens=false``)."""
-
-    __slots__ = ("vocab", "special", "decoder")
-
-    def __init__(self, vocab: Vocab, special: bool, decoder: codecs.IncrementalDecoder) -> None:
-        self.vocab = vocab
-        self.special = special
-        self.decoder = decoder
-
-    def decode(self, ids: Sequence[int]) -> str:
-        vocab = self.vocab
-        parts = []
-        for token_id in ids:
-            added = vocab.added_text(token_id)
-            if added is not None:
-                if self.special or not vocab.is_control(token_id):
-                    parts.append(added)
-                continue
-            try:
-                data = vocab.token_bytes(token_id)
-            except Exception:  # noqa: BLE001 - an id outside the vocabulary
-                raise ScaleOutError(
-                    f"token id {token_id} is not in the tokenizer's vocabulary", param="token_ids"
-                ) from None
-            parts.append(self.decoder.decode(data))
-        return "".join(parts)

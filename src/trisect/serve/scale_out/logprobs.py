@@ -1,6 +1,9 @@
-"""Generate's integer-id logprobs -> the OpenAI chat and completions shapes, as vLLM's derender
-resolves them (``renderers/online_derenderer.py``: ``_resolve_logprobs``,
-``_correct_decoded_token``, ``_convert_chat_logprobs_to_completion_logprobs``).
+"""Token ids -> text where no parser reads them: generate's integer-id logprobs as the OpenAI
+chat and completions shapes, and plain detokenization (``IdsText``).
+
+Logprobs as vLLM's derender resolves them (``renderers/online_derenderer.py``:
+``_resolve_logprobs``, ``_correct_decoded_token``,
+``_convert_chat_logprobs_to_completion_logprobs``).
 
 A token's string is its bytes decoded as UTF-8 (an added token's text as written). A token that
 ends inside a UTF-8 character (byte fallback) decodes to U+FFFD; it is then decoded together with
@@ -12,6 +15,7 @@ Cost: O(candidates) per position.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -130,3 +134,34 @@ def completion_logprobs(chat: dict[str, Any] | None, source: Any, offset: int) -
 def context_after(context: Sequence[int], ids: Sequence[int]) -> tuple[int, ...]:
     """The ids a stream carries to its next chunk for byte-fallback tokens."""
     return tuple([*context, *ids][-CONTEXT:])
+
+
+class IdsText:
+    """Ids -> text without a parser (completions): ordinary tokens' bytes through one UTF-8
+    decoder (a character split across chunks waits in it), added tokens as written, control
+    tokens only when ``special`` (``skip_special_tokens=false``)."""
+
+    __slots__ = ("vocab", "special", "decoder")
+
+    def __init__(self, vocab: Vocab, special: bool, decoder: codecs.IncrementalDecoder) -> None:
+        self.vocab = vocab
+        self.special = special
+        self.decoder = decoder
+
+    def decode(self, ids: Sequence[int]) -> str:
+        vocab = self.vocab
+        parts = []
+        for token_id in ids:
+            added = vocab.added_text(token_id)
+            if added is not None:
+                if self.special or not vocab.is_control(token_id):
+                    parts.append(added)
+                continue
+            try:
+                data = vocab.token_bytes(token_id)
+            except Exception:  # noqa: BLE001 - an id outside the vocabulary
+                raise ScaleOutError(
+                    f"token id {token_id} is not in the tokenizer's vocabulary", param="token_ids"
+                ) from None
+            parts.append(self.decoder.decode(data))
+        return "".join(parts)

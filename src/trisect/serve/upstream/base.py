@@ -77,7 +77,8 @@ class CompletionPiece:
     # ``token_ids`` (engines report every generated id)
     stop_reason: str | int | None = None
     completion_tokens: int | None = None  # on the last piece: tokens generated, as the engine counts
-    # the engine sent token ids alone (vLLM's generate): ``text`` is empty, the parser decodes the ids
+    # the engine sent token ids alone (vLLM's generate): a parser decodes the ids itself, ``text``
+    # is decoded by the wire for answers without one
     ids_only: bool = False
 
 

@@ -13,6 +13,9 @@ none added), ``sampling_params`` (vLLM's ``SamplingParams`` names: the same fiel
 as the ``vllm`` kind, ``structured_outputs`` included; ``detokenize: false``, since nothing reads
 the engine's text), ``stream: true`` with ``stream_options.include_usage``, ``model``.
 
+Pieces carry the ids (``ids_only``: a parser reads them, not the text) and the text decoded here
+for answers without a parser (``/v1/completions``).
+
 Stream: ``data: {"request_id", "choices": [{"index", "token_ids", "finish_reason",
 "stop_reason", "logprobs": {"content": [{"token_id", "logprob", "top_logprobs": […]}]}}]}``
 per step (``output_mode`` ``tokens``: ids only), a usage chunk with no choices, then
@@ -28,11 +31,12 @@ whose structural tag admits the reasoning block, as for ``/v1/completions``).
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ...engine.vocab import Vocab
-from ..scale_out.logprobs import chat_logprobs, context_after
+from ..scale_out.logprobs import IdsText, chat_logprobs, context_after
 from ..scale_out.shapes import ScaleOutError
 from .base import CompletionPiece, CompletionRequest, UpstreamError
 from .vllm import VllmWire, _CompletionsDecoder
@@ -61,6 +65,9 @@ class _GenerateDecoder(_CompletionsDecoder):
         self._vocab = vocab
         self._limit = request.logprobs  # None: no logprobs were asked for
         self._context: list[list[int]] = [[] for _ in range(request.n)]
+        # the text, for answers that have no parser to decode the ids (raw completions): control
+        # tokens left out, as an engine's skip_special_tokens leaves them
+        self._text = [IdsText(vocab, False, codecs.getincrementaldecoder("utf-8")("replace")) for _ in range(request.n)]
 
     def _piece(self, index: int, choice: Mapping[str, Any], ids: Sequence[int] | None) -> CompletionPiece:
         logprobs = None
@@ -72,7 +79,10 @@ class _GenerateDecoder(_CompletionsDecoder):
                 raise UpstreamError(f"the upstream sent logprobs trisect cannot read: {exc}", status=502) from None
             logprobs = tuple(resolved["content"] or ()) if resolved is not None else None
         self._context[index] = list(context_after(self._context[index], ids or ()))
-        return CompletionPiece(index=index, token_ids=tuple(ids) if ids else None, logprobs=logprobs, ids_only=True)
+        text = self._text[index].decode(ids or ())
+        return CompletionPiece(
+            index=index, text=text, token_ids=tuple(ids) if ids else None, logprobs=logprobs, ids_only=True
+        )
 
 
 class VllmGenerateWire(VllmWire):
