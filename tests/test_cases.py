@@ -1,7 +1,8 @@
 """Every case file under tests/cases/ through the replay harness, under every chunking.
 
 Each output is fed whole, one character per delta and (with ids) one token per delta and in
-groups; it is split in two, its stream copied and the output truncated at the cuts of
+groups; it is split in two, its stream copied, written out and resumed (``check_states``), and
+the output truncated at the cuts of
 ``tests/support/cuts.py`` (each end of every marker and one character inside it, the ends of
 the output, eight seeded positions). The same checks at every position, O(n^2) per case and
 most of the suite's time, are the ``exhaustive`` suite: ``.ci/run``'s exhaustive step runs it
@@ -62,6 +63,12 @@ def test_case_copied_at_every_cut(data: dict) -> None:
     assert check_copies(_case(data), nothing_lost=_checked(data)) > 0
 
 
+@cases.parametrize(CASES)
+def test_case_written_out_and_resumed_at_the_cuts(data: dict) -> None:
+    assert check_states(_case(data), nothing_lost=_checked(data), cuts=_copy_cuts(data)) > 0
+
+
+@pytest.mark.exhaustive
 @cases.parametrize(CASES)
 def test_case_written_out_and_resumed_at_every_cut(data: dict) -> None:
     assert check_states(_case(data), nothing_lost=_checked(data)) > 0
