@@ -28,7 +28,7 @@ values = st.recursive(
 
 
 @given(values)
-def test_every_value_round_trips_through_the_tagged_binary(value: object) -> None:
+def test_every_value_round_trips_through_the_payload_encoding(value: object) -> None:
     assert decode(encode(value)) == value
 
 

@@ -13,7 +13,7 @@ nothing. Layout (integers big-endian)::
          8    16  formats digest (the compiled formats the stream parses)
         24    16  tokenizer digest (zeros: no tokenizer)
         40    16  request digest (the canonical request options)
-        56     n  payload: the value, tagged binary (below), compressed only when that pays
+        56     n  payload: the value (``marshal``, below), zlib-compressed only when that pays
       56+n    32  HMAC-SHA256 under the key, of everything before it
 
 So a state costs 88 bytes plus its payload. The digests are not secrets: they let ``unseal``
