@@ -88,6 +88,44 @@ def test_every_request_option_travels_with_the_state() -> None:
     assert want.reasoning is None and len(want.tool_calls) == 1
 
 
+OPTIONS = [
+    {},
+    {"tool_choice": "none"},
+    {"tool_choice": "required"},
+    {"tool_choice": {"type": "function", "function": {"name": "get_time"}}},
+    {"parallel_tool_calls": False},
+    {"include_reasoning": False},
+    {"chat_template_kwargs": {"enable_thinking": False}},
+    {"reasoning_effort": "low"},
+    {"history_tool_calls": 2},
+    {"call_text_limit": 10},
+    {"prompt_text": "<|im_start|>assistant\n<think>\n"},
+    {"atomic_tool_calls": True},
+]
+
+
+@pytest.mark.parametrize("mode", ["text", "ids"])
+@pytest.mark.parametrize("extra", OPTIONS, ids=[",".join(o) or "defaults" for o in OPTIONS])
+def test_resumed_at_every_chunk_with_each_request_option(extra: dict[str, Any], mode: str) -> None:
+    """Each option a stream can be made with, one at a time: a stream resumed from its state
+    after every chunk gives the kept stream's very deltas (the prompt on the first chunk only)."""
+    tok = tokenizers.load("qwen3") if mode == "ids" else None
+    parser = trisect.Parser("qwen3", "hermes", tokenizer=tok)
+    options = {"tools": TOOLS, "id_factory": _ids, **extra}
+    atomic = options.pop("atomic_tool_calls", False)
+    later = {k: v for k, v in options.items() if k != "prompt_text"}
+    ids = mode == "ids"
+    pieces: list[Any] = [[t] for t in tokenizers.encode("qwen3", OUTPUT)] if ids else list(OUTPUT)
+    want = _deltas(parser.stream(atomic_tool_calls=atomic, **options), pieces, ids)
+    stream = parser.stream(atomic_tool_calls=atomic, **options)
+    got = []
+    for p in pieces:
+        got.append(stream.feed(None, p) if ids else stream.feed(p))
+        stream = parser.resume(stream.to_state(KEY), KEY, atomic_tool_calls=atomic, **later)
+    got.append(stream.finish())
+    assert got == want
+
+
 def test_the_prompt_need_not_come_again() -> None:
     parser = trisect.Parser("qwen3", "hermes")
     prompt = "<|im_start|>assistant\n<think>\n"  # the template opened reasoning
