@@ -114,3 +114,48 @@ def test_the_limit_is_a_request_option_the_state_is_bound_to() -> None:
     with pytest.raises(StateError) as info:
         parser.resume(state, b"k", tools=TOOLS)
     assert info.value.reason == "request"
+
+
+@pytest.mark.parametrize(
+    ("tools", "opener", "closer", "megabytes"),
+    [
+        # a JSON string is unescaped in Python (~60 ns a character): 20 MB is 300 times the limit
+        ("hermes", '<tool_call>\n{"name": "f", "arguments": {"a": "', '"}}\n</tool_call>', 20),
+        ("qwen3_coder", "<tool_call>\n<function=f>\n<parameter=a>\n", "\n</parameter>\n</function>\n</tool_call>", 100),
+    ],
+)
+def test_a_long_argument_streams_in_flat_memory(tools: str, opener: str, closer: str, megabytes: int) -> None:
+    """The default limit: what a stream holds inside a string argument of tens of megabytes
+    (100 MB of raw XML parameter text, fed 1 MB at a time, under ``tracemalloc``) stops growing
+    once the kept head is full, ``copy()`` there holds no more than that, and the argument
+    reaches the client whole."""
+    import tracemalloc
+
+    parser = trisect.Parser(tools=tools)
+    stream = parser.stream(tools=TOOLS)
+    sent = trisect.MessageBuilder()
+    sent.add(stream.feed(opener))
+    # ~1 MB of code in long lines: few escapes, so tracemalloc traces few small strings
+    code = ("    total += x  # \u00e9 " + "y" * 1000 + "\n") * 1000
+    chunk = json.dumps(code)[1:-1] if tools == "hermes" else code  # as each format writes a string
+    streamed = 0
+    tracemalloc.start()
+    try:
+        live = []
+        for _ in range(megabytes):
+            delta = stream.feed(chunk)
+            streamed += sum(len(c.arguments or "") for c in delta.tool_calls) if delta else 0
+            del delta
+            live.append(tracemalloc.get_traced_memory()[0])
+        copy = stream.copy()
+        with_copy = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert max(live) - live[0] < 16 * 1024  # flat: not a byte per character of the argument
+    assert live[-1] < 4 * 65536  # the kept head (65,536 characters) and the stream's own state
+    assert with_copy - live[-1] < 4 * 65536  # the copy: O(held state), not O(argument)
+    assert held_text(copy.to_value()) == held_text(stream.to_value())
+    assert streamed >= megabytes * len(chunk) - 65536  # the argument streamed on as it came
+    end = stream.feed(closer)
+    assert end is None or not end.aborted
+    assert stream.finish() is None
