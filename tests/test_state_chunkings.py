@@ -5,11 +5,11 @@ chunk's ids) and ids alone, incremental and atomic, it must give the very same d
 stream kept in memory: the same text, the same call ids and indexes, chunk for chunk. The
 first chunk has the prompt; no later one does (the state carries where the stream started).
 
-Every third case of ``tests/cases`` (each cut is already resumed for every case by
-``check_states``; this adds exact deltas with every chunk resumed); a case's chunkings come from
-a seed of its own (groups of 1 to 8 characters or ids), so each case is cut differently from the
-next. The same with a small ``call_text_limit``, so a call's kept raw text is cut and counted
-across resumes too."""
+Every third case of ``tests/cases`` (``check_states`` already resumes each case at the cuts,
+and at every cut in the exhaustive suite; this adds exact deltas with every chunk resumed); a
+case's chunkings come from a seed of its own (groups of 1 to 8 characters or ids), so each
+case is cut differently from the next. The same with a small ``call_text_limit``, so a call's
+kept raw text is cut and counted across resumes too."""
 
 from __future__ import annotations
 
