@@ -8,7 +8,7 @@ nothing. Layout (integers big-endian)::
     offset  size  field
          0     2  magic b"\\xd5\\x7b"
          2     1  STATE_VERSION
-         3     1  flags (bit 0: the payload is zlib-compressed)
+         3     1  flags (bit 0: the payload is zlib-compressed, done from 4 KiB on)
          4     4  expires: Unix seconds after which the state is refused (0: never)
          8    16  formats digest (the compiled formats the stream parses)
         24    16  tokenizer digest (zeros: no tokenizer)
@@ -77,7 +77,10 @@ a server decode."""
 MAX_DEPTH = 32
 _MARSHAL_VERSION = 4  # the payload's format, read the same by every Python trisect supports
 _COMPRESSED = 1
-_COMPRESS_FROM = 256  # payloads shorter than this are never worth zlib's header
+# zlib.compress costs ~50 µs of CPU whatever the size (deflate's state is set up each time), ten
+# times the rest of a small state's sealing: only a payload this long (an open call's kept raw
+# text, long held reasoning) is worth it, where the bytes a client carries are what cost
+_COMPRESS_FROM = 4096
 NO_TOKENIZER = bytes(DIGEST_SIZE)
 
 Value = Any  # None | bool | int | str | bytes | enum.Enum | tuple[Value, ...]
