@@ -9,7 +9,6 @@ markers found and JSON decoded at C speed); the replay harness checks every stre
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any
 

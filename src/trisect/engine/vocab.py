@@ -91,6 +91,7 @@ class Vocab:
         self.plain_sizes: dict[int, int] = {}
         self._drops: bool | None = None
         self._known: set[int] = set()  # ids checked to be token ids (``check_ids``)
+        self._fingerprint: bytes | None = None
 
     def check_ids(self, token_ids: Sequence[object], first: int = 0) -> None:
         """Every id is a token id of this vocabulary (an ``int``: not a ``bool``, a float or a
@@ -116,7 +117,6 @@ class Vocab:
                     f"token id {token_id!r} at position {first + k} is not in the tokenizer's vocabulary"
                 ) from None
             known.add(token_id)
-        self._fingerprint: bytes | None = None
 
     def special_id(self, text: str) -> int | None:
         """The id of the added/special token spelled exactly ``text``, if there is one."""
