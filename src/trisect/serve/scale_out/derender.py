@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engine.envelope import DEFAULT_MAX_BYTES, Binding, digest, seal, unseal
-from ...engine.events import ToolCallEnd
 from ...engine.value import as_bool, as_int, as_items, as_tuple
 from ...engine.vocab import Vocab
 from ...errors import RequestError, StateError, StreamError
@@ -472,8 +471,8 @@ class Derenderer:
                     events = events + stream.finish_events()
             except StreamError as exc:
                 raise ScaleOutError(f"invalid stream_state or generate_chunk: {exc}", param="stream_state") from None
-            completed += sum(1 for e in events if type(e) is ToolCallEnd)
             d = fold(events)
+            completed += len(d.ended) if d is not None else 0  # calls that ended well-formed here
             calls = [shapes.tool_call_delta(c.index, c.id, c.name, c.arguments) for c in (d.tool_calls if d else ())]
             reasoning = d.reasoning if d is not None and ctx.include_reasoning else None
             delta = shapes.delta(
