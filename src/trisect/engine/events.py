@@ -1,31 +1,19 @@
 """The events a stream produces. Everything downstream (deltas, messages, the OpenAI layer,
-the CLI's replay view) is a fold over these.
-
-Events are frozen. The three a stream makes per delta (a piece of reasoning, of content, of a
-call's arguments) set their fields through the slots themselves: a frozen dataclass's generated
-``__init__`` goes through ``object.__setattr__`` per field, which costs about half again what
-the rest of making the event does.
-"""
+the CLI's replay view) is a fold over these."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class ReasoningText:
     text: str
 
-    def __init__(self, text: str) -> None:
-        _SET_REASONING(self, text)
 
-
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class ContentText:
     text: str
-
-    def __init__(self, text: str) -> None:
-        _SET_CONTENT(self, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +28,10 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class ToolCallArguments:
     index: int
     text: str
-
-    def __init__(self, index: int, text: str) -> None:
-        _SET_INDEX(self, index)
-        _SET_ARGUMENTS(self, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +58,6 @@ class ToolCallUnfinished:
     text: str
     reason: str
 
-
-_SET_REASONING = ReasoningText.__dict__["text"].__set__
-_SET_CONTENT = ContentText.__dict__["text"].__set__
-_SET_INDEX = ToolCallArguments.__dict__["index"].__set__
-_SET_ARGUMENTS = ToolCallArguments.__dict__["text"].__set__
 
 Event = (
     ReasoningText
