@@ -32,8 +32,8 @@ the targets with their measured ratios:
 * at 4k, at least 1,000x less total CPU than vLLM's replay;
 * ``stream_state`` at most 2 KiB plus the held text at every chunk.
 
-Nothing asserts: the numbers are printed, with PASS / MISS per target. A heavy job: run it
-through ``/work/tools/heavy`` on shared machines.
+Nothing asserts: the numbers are printed, with PASS / MISS per target. A heavy job: on shared
+machines run it alone (about two cores for several minutes).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/targets.py                   # builds the compiled wheel first (~3 min)
     .venv/bin/python bench/targets.py --wheel dist/trisect-*.whl --lengths 1k,4k
-    TRISECT_SHARED=/work/shared/bench .venv/bin/python bench/targets.py   # from a worktree: vLLM's oracle
+    TRISECT_SHARED=DIR .venv/bin/python bench/targets.py   # DIR: the folder with vLLM's oracle
 
 Pure and compiled are the same source: the wheel (``pip wheel .``, compiled by mypyc) is unpacked
 into a temporary directory that goes first on ``PYTHONPATH`` of every measuring process, and
