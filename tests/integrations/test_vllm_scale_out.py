@@ -186,8 +186,14 @@ def test_trisect_completions_derender_is_vllms_shape() -> None:
 # ---------------------------------------------------------------------------------------- vLLM's own derender
 
 
+QWEN3_EOS = 151645  # <|im_end|>, Qwen3's EOS: a stop token whose text the engine does not send (docs/rules.md)
+
+
 def _derenderer(reasoning: str, tools: str) -> Any:
-    return vs.derenderer(_tok(), reasoning, tools)
+    """vLLM's derender for a Qwen3 model: its renderer reports the model's EOS, so the stop
+    token that ends a stream is left out of the text (``_drop_stop_token``) and reaches the
+    parser as an id only, as in vLLM's serving."""
+    return vs.derenderer(_tok(), reasoning, tools, eos_token_id=QWEN3_EOS)
 
 
 def _chat() -> Any:

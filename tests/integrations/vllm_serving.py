@@ -51,9 +51,12 @@ def model_config() -> Any:
     )
 
 
-def derenderer(tok: Any, reasoning: str | None, tools: str | None) -> Any:
+def derenderer(tok: Any, reasoning: str | None, tools: str | None, *, eos_token_id: int | None = None) -> Any:
     """vLLM's ``OnlineDerenderer`` (the scale-out tier's derender) over ``tok`` with these parser
-    names, its renderer and model config stubbed as vLLM's own derender tests stub them."""
+    names, its renderer and model config stubbed as vLLM's own derender tests stub them.
+    ``eos_token_id``: the model's EOS as vLLM's renderer reports it (the test tokenizers are
+    built without one; a real model's ``tokenizer_config.json`` names it, and vLLM's derender
+    then leaves the stop token out of the text, as its engine's detokenizer does)."""
     from concurrent.futures import ThreadPoolExecutor
     from unittest.mock import MagicMock
 
@@ -61,7 +64,7 @@ def derenderer(tok: Any, reasoning: str | None, tools: str | None) -> Any:
 
     renderer = MagicMock()
     renderer.get_tokenizer.return_value = tok
-    renderer.get_eos_token_id.return_value = tok.eos_token_id
+    renderer.get_eos_token_id.return_value = tok.eos_token_id if eos_token_id is None else eos_token_id
     renderer._executor = ThreadPoolExecutor(max_workers=1)
     config = MagicMock()
     config.hf_config.model_type = "trisect-test"
