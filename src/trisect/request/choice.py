@@ -13,7 +13,11 @@
   (``filter.py``).
 
 Every check on the caller's input (``normalize_tool_choice``, ``check_tools``) runs once, before
-any parsing, and raises ``RequestError`` / ``ToolSchemaError``.
+any parsing, and raises ``RequestError`` / ``ToolSchemaError``. A property's type name outside
+JSON Schema (``"str"``, a typo) is not such an error for parsing: the property is untyped, as
+``codecs.schema.declared_types`` reads it (vLLM, TensorRT-LLM and mlx-lm accept such schemas, and a
+sloppy schema must not cost the user the answer). A ``strict=True`` request, and a grammar (which a
+decoder compiles from the schema), reject it by name.
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ CHOICES = ("none", "auto", "required")
 def normalize_tool_choice(
     value: Any, tools: Sequence[Mapping[str, Any]] | None, index: Mapping[str, Any]
 ) -> tuple[str, str | None]:
-    """``(kind, forced name)`` for an OpenAI ``tool_choice``; errors for impossible choices."""
+    """``(kind, forced name)`` for an OpenAI ``tool_choice``; errors for impossible choices
+    (``tools``, when given, are checked as a grammar needs them: type names included)."""
     if tools is not None:
-        check_tools(tools)
+        check_tools(tools, types=True)
     if value is None:
         return "auto", None
     if isinstance(value, str):
@@ -57,8 +62,9 @@ def normalize_tool_choice(
     raise RequestError(f"unsupported tool_choice {value!r}")
 
 
-def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
-    """Reject tool definitions a grammar or a typed parse cannot use (beyond ``tool_index``)."""
+def check_tools(tools: Sequence[Mapping[str, Any]], *, types: bool) -> None:
+    """Reject tool definitions a grammar or a typed parse cannot use (beyond ``tool_index``);
+    with ``types``, also a property type name outside JSON Schema (see the module docstring)."""
     seen: set[str] = set()
     for n, tool in enumerate(tools):
         function = tool.get("function") if is_mapping(tool) else None
@@ -81,6 +87,8 @@ def check_tools(tools: Sequence[Mapping[str, Any]]) -> None:
             for key, schema in props.items():
                 if not isinstance(schema, (Mapping, bool)):
                     raise ToolSchemaError(f"{where}.properties.{key} must be a JSON schema (an object)")
+                if not types:
+                    continue
                 if type(schema) is dict:
                     kind = schema.get("type")  # the common case, inline: one lookup per property
                     if type(kind) is str and kind in _TYPES and "anyOf" not in schema and "oneOf" not in schema:

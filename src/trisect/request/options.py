@@ -152,27 +152,29 @@ def make_request(options: Mapping[str, Any]) -> Request:
     return _build(options)
 
 
-def tool_set(tools: Any) -> ToolSet:
+def tool_set(tools: Any, strict: bool = False) -> ToolSet:
     """Validated tools (``ToolSchemaError`` otherwise) and their index, name -> parameters
-    schema; cached by content like requests."""
+    schema; cached by content like requests. Only ``strict`` rejects a type name outside JSON
+    Schema (``request/choice.py``)."""
     if tools is None:
         return None, {}
     key = _content_key(tools)
     if key is not None:
-        hit = _TOOL_SETS.get(key)
+        cache_key = key + b"\0strict" if strict else key
+        hit = _TOOL_SETS.get(cache_key)
         if hit is not None:
             return hit
         copy = _private_copy(key)
         if copy is not None:
-            validated = _check_tools(copy)
-            _remember(_TOOL_SETS, key, validated)
+            validated = _check_tools(copy, strict)
+            _remember(_TOOL_SETS, cache_key, validated)
             return validated
-    return _check_tools(tools)
+    return _check_tools(tools, strict)
 
 
-def _check_tools(tools: Any) -> ToolSet:
+def _check_tools(tools: Any, strict: bool) -> ToolSet:
     index = tool_index(tools)
-    check_tools(tools)
+    check_tools(tools, types=strict)
     return tuple(tools), index
 
 
@@ -200,7 +202,8 @@ def _build(options: Mapping[str, Any]) -> Request:
     id_factory = options.get("id_factory")
     if id_factory is not None and not callable(id_factory):
         raise RequestError("id_factory must be callable (index -> id)")
-    checked, index = tool_set(tools)
+    strict = options.get("strict", False)
+    checked, index = tool_set(tools, bool(strict))
     choice, forced = normalize_tool_choice(options.get("tool_choice"), None, index)  # tools checked above
     for flag in ("parallel_tool_calls", "include_reasoning"):
         if not isinstance(options.get(flag, True), bool):
@@ -213,7 +216,7 @@ def _build(options: Mapping[str, Any]) -> Request:
         prompt_text=prompt_text,
         prompt_token_ids=prompt_ids,
         id_factory=id_factory,
-        strict=bool(options.get("strict", False)),
+        strict=bool(strict),
         history_tool_calls=_history_tool_calls(options.get("history_tool_calls", 0)),
         call_text_limit=_call_text_limit(options.get("call_text_limit", 65536)),
         tool_choice=choice,
