@@ -46,14 +46,6 @@ MISTRAL_REASONING = {
 QWEN3_PLAIN_WHEN_OFF = {"qwen3-thinking-off-stray-end-marker"}
 MINIMAX_NAMES = {"mm2-malformed-unknown-tool", "mm2-malformed-unknown-tool-second"}  # validate_names
 DSML = {"dsv32-string-false-json-string-and-bare-word"}  # string="false" values are JSON-decoded
-# the hand-written format strips values (vLLM's minimax_m2); the template writes them verbatim,
-# and so does the format built from it
-MINIMAX_STRIPS = {
-    "mm2-values-stripped",
-    "mm2-rt-marker-text-inside-value",
-    "mm2-rt-multiline-value",
-    "mm2-ids-markers-as-ordinary-tokens-inside-value",
-}
 MISTRAL_V11_ONLY = {  # the template renders the v11 wire; the cases also cover v3's JSON list
     "mi-v3-rt-nemo-one-call",
     "mi-v3-rt-nemo-parallel",
@@ -86,7 +78,7 @@ REBUILT = [
     ("deepseek-ai-DeepSeek-V3.2.jinja", "reasoning", set()),
     ("deepseek-ai-DeepSeek-V3.2.jinja", "tools", DSML),
     ("MiniMax-M2.jinja", "reasoning", set()),
-    ("MiniMax-M2.jinja", "tools", MINIMAX_NAMES | MINIMAX_STRIPS),
+    ("MiniMax-M2.jinja", "tools", MINIMAX_NAMES),
     ("GLM-4.7-Flash.jinja", "reasoning", GLM_ENDS_ON_CALL),
     ("Kimi-K2-Thinking.jinja", "reasoning", KIMI_ENDS_ON_CALL),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", "reasoning", MISTRAL_REASONING),

@@ -266,7 +266,8 @@ def test_whitespace_only_deltas_are_held_then_kept_between_text() -> None:
     msg = builder.message()
     assert msg == parser.parse("".join(pieces), tools=tools, id_factory=lambda i: msg.tool_calls[0].id)
     assert (msg.reasoning, msg.content) == ("a" + "\n" * 50 + "b", "x")
-    assert json.loads(msg.tool_calls[0].arguments) == {"c": "v" + " " * 40 + "w"}
+    # the MiniMax-M2 template writes a value as it is: its trailing spaces are the value's
+    assert json.loads(msg.tool_calls[0].arguments) == {"c": "v" + " " * 40 + "w  "}
 
 
 def test_ids_without_a_tokenizer_match_markers_as_text() -> None:

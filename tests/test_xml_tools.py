@@ -131,8 +131,9 @@ def test_xml_codec_json_text_values_and_unwrap() -> None:
             "seed_oss",
             "seed_oss",
             "<seed:think>",
-            "<seed:tool_call>\n<function=get_weather>\n<parameter=location>\n"
-            "Paris\n</parameter>\n</function>\n</seed:tool_call>",
+            # the Seed-OSS template's spelling: nothing around a value
+            "<seed:tool_call>\n<function=get_weather>\n<parameter=location>"
+            "Paris</parameter>\n</function>\n</seed:tool_call>",
         ),
         (
             "deepseek_v4",

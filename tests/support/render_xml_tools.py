@@ -14,10 +14,12 @@ format of the family's vLLM 0.33 parser (its docstring, regexes and engine confi
 names it. Expected values come from
 the message that was rendered and the family's documented value rule, never from trisect:
 
-* string values: GLM and DeepSeek DSML (``string="true"``) keep them verbatim; MiniMax strips
-  the surrounding whitespace (trisect's rule, ``src/trisect/formats/minimax_tools.py``; vLLM 0.33
-  keeps them verbatim); the
-  ``<function=…>`` families (Seed-OSS, Step-3.5) drop one wrapping newline, as Qwen3-Coder;
+* string values: GLM, DeepSeek DSML (``string="true"``), MiniMax-M2 and Step-3 keep them
+  verbatim (their templates, and Step-3's steptml markup, write the value between the tags with
+  nothing around it); Seed-OSS too: its template (llama.cpp
+  ``models/templates/ByteDance-Seed-OSS.jinja``) writes ``<parameter=k>`` + value +
+  ``</parameter>\n``, with no wrapping newlines; Step-3.5 drops one wrapping newline, as the
+  Qwen3-Coder template writes one around the value;
 * other values: the JSON the template wrote (``tojson``), typed by the tool schema; a value
   not valid for its type stays a string.
 
@@ -62,6 +64,8 @@ from support.render_cases import (  # noqa: E402
 TOOLS = [GET_WEATHER, GET_TIME, GET_JOKE, SEARCH, WRITE_FILE, CONFIGURE]
 PARIS = call("get_weather", {"location": "Paris", "unit": "celsius"})
 TOKYO_TIME = call("get_time", {"timezone": "Asia/Tokyo"})
+# code whose indentation and end newline are the value's (issue 20: a code-editing tool's old_string)
+CODE = "    if x:\n        return 1\n"
 JOKE = call("get_random_joke", {})
 PY_FILE = 'def main():\n    print("hi")\n\n\nif __name__ == "__main__":\n    main()\n'
 EVERY_TYPE = call(
@@ -526,7 +530,6 @@ def minimax_cases() -> Book:
         value_close="</parameter>",
         call_close="</invoke>",
         tool_start="<minimax:tool_call>",
-        expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
         prefix="</think>\n\n",
     )
     assert rendered(None, "", [PARIS, EVERY_TYPE]) == minimax_write(as_calls([PARIS, EVERY_TYPE]))
@@ -547,12 +550,13 @@ def minimax_cases() -> Book:
     )
     out = minimax_write(as_calls([PARIS, TOKYO_TIME])).replace("</invoke>\n<invoke", "<invoke")
     add("missing-invoke-close", "'</invoke>' missing before the next '<invoke'", out, tool_calls=[PARIS, TOKYO_TIME])
-    out = minimax_write([("get_weather", [("location", "  Paris \n", True), ("unit", " celsius", True)])])
+    out = minimax_write([("write_file", [("path", "  a.py \n", True), ("content", CODE, True)])])
     add(
-        "values-stripped",
-        "values are stripped of surrounding whitespace (vLLM minimax_m2)",
+        "values-verbatim",
+        "the template writes a string value as it is ('<parameter name=\"' + k + '\">' + v + '</parameter>'): "
+        "indentation and newlines at its ends are the value's",
         out,
-        tool_calls=[call("get_weather", {"location": "Paris", "unit": "celsius"})],
+        tool_calls=[call("write_file", {"path": "  a.py \n", "content": CODE})],
     )
     out = minimax_write(as_calls([PARIS, call("get_stock_price", {"symbol": "ACME"})]))
     add(
@@ -758,13 +762,14 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
 # --------------------------------------------------------------------------------------
 
 
-def function_writer(start: str, end: str) -> Callable[[Calls], str]:
-    """Calls in the Qwen3-Coder.jinja spelling inside the family's wrapper."""
+def function_writer(start: str, end: str, wrap: str = "\n") -> Callable[[Calls], str]:
+    """Calls in the Qwen3-Coder.jinja spelling inside the family's wrapper; ``wrap``: what the
+    template writes around a value (Qwen3-Coder a newline; Seed-OSS nothing)."""
 
     def write(calls: Calls) -> str:
         return "\n".join(
             f"{start}\n<function={name}>\n"
-            + "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v, _ in ps)
+            + "".join(f"<parameter={k}>{wrap}{v}{wrap}</parameter>\n" for k, v, _ in ps)
             + f"</function>\n{end}"
             for name, ps in calls
         )
@@ -782,8 +787,9 @@ def function_xml_cases(
     think: tuple[str, str],
     tokenizer: str | None,
     reference: str,
+    wrap: str = "\n",
 ) -> Callable[[], Book]:
-    write = function_writer(start, end)
+    write = function_writer(start, end, wrap)
     open_, close = think
 
     def make() -> Book:
@@ -802,8 +808,12 @@ def function_xml_cases(
             tokenizer=tokenizer,
             write=write,
             turn=turn,
-            source=f"written in the Qwen3-Coder.jinja spelling with the {fmt} wrappers and reasoning markers "
-            f"({reference})",
+            source=(
+                f"written in the Qwen3-Coder.jinja spelling with the {fmt} wrappers and reasoning markers "
+                if wrap
+                else f"written in the {fmt} template's spelling (values with no wrapping newlines) "
+            )
+            + f"({reference})",
             value_close="</parameter>",
             call_close=end,
             tool_start=start,
@@ -827,6 +837,14 @@ def function_xml_cases(
         )
         out = write(as_calls([PARIS])).replace("</function>\n", "")
         add("missing-function-close", f"'</function>' missing: '{end}' closes the call", out, tool_calls=[PARIS])
+        out = write([("write_file", [("path", "\na.py\n", True), ("content", CODE, True)])])
+        add(
+            "values-as-written",
+            f"a string value is what the template wrote between {wrap!r} and {wrap!r}, byte for byte "
+            "(indentation and end newlines included)",
+            out,
+            tool_calls=[call("write_file", {"path": "\na.py\n", "content": CODE})],
+        )
         return b
 
     return make
@@ -865,7 +883,6 @@ def step3_cases() -> Book:
         tool_start="<｜tool_calls_begin｜>",
         validates=False,
         prefix="</think>",
-        expect_str=staticmethod(lambda v: v.strip()),  # type: ignore[arg-type]
     )
     b = f.book()
     standard(b, f)
@@ -873,6 +890,14 @@ def step3_cases() -> Book:
     def add(id: str, source: str, output: str, **kw: Any) -> None:
         b.add(f"step3-{id}", "hand-written; " + source, "</think>" + output, tools=TOOLS, tokenizer="step3", **kw)
 
+    out = step3_write([("write_file", [("path", " a.py\n", True), ("content", CODE, True)])])
+    add(
+        "values-as-written",
+        "the steptml markup writes a value between its tags with nothing around it "
+        "('<steptml:parameter name=\"k\">(.*?)</steptml:parameter>'): the value is that text, byte for byte",
+        out,
+        tool_calls=[call("write_file", {"path": " a.py\n", "content": CODE})],
+    )
     out = step3_write(as_calls([PARIS, TOKYO_TIME]))
     add(
         "missing-call-end",
@@ -1294,7 +1319,9 @@ BOOKS: list[Callable[[], Book]] = [
         reasoning="seed_oss",
         think=("<seed:think>", "</seed:think>"),
         tokenizer="seed_oss",
-        reference="vLLM 0.33 parser/seed_oss.py: the Qwen3 grammar with the Seed wrappers",
+        reference="llama.cpp models/templates/ByteDance-Seed-OSS.jinja: '<parameter=' + k + '>' + value + "
+        "'</parameter>\\n'; vLLM 0.33 parser/seed_oss.py: the Qwen3 grammar with the Seed wrappers",
+        wrap="",
     ),
     function_xml_cases(
         "step3p5",

@@ -15,8 +15,9 @@ Wire format (MiniMax-M2 chat template)::
 One block holds one or more ``<invoke>`` calls. Names and parameter keys may be quoted with
 ``"``, with ``'`` or not at all (``<invoke name=get_weather>``); the quotes are not part of the
 name. Names must be among the request's tools (``validate_names``, as vLLM). Values are raw
-text, stripped of surrounding whitespace (vLLM strips them), and typed by the tool schema:
-the template writes strings as they are and everything else with ``tojson``. Whitespace
+text, kept byte for byte (the template writes a string as it is, with nothing around it:
+indentation and end newlines are the value's), and typed by the tool schema: the template
+writes everything but strings with ``tojson``. Whitespace
 between the tags is formatting. A stray ``</minimax:tool_call>`` in content is absorbed.
 
 Recovered malformed shapes: a missing ``</invoke>`` before the next ``<invoke``, a missing
@@ -39,8 +40,8 @@ Reasoning: ``minimax_m2`` (the prompt opens ``<think>``; the output closes it).
 Reference: MiniMax-M2 chat template (tests/data/templates/MiniMax-M2.jinja, from llama.cpp);
 vLLM 0.33 ``vllm/parser/minimax_m2.py`` (``minimax_m2_config``: ``<invoke name=`` with ``"``, ``'``
 or no quote, the name ending at ``">``, ``'>`` or ``>``; ``validate_tool_names=True``;
-``(CONTENT, TOOL_END)`` absorbed). vLLM 0.33 keeps values verbatim (``_minimax_m2_parse_args``);
-trisect strips them, as older vLLM parsers did.
+``(CONTENT, TOOL_END)`` absorbed). vLLM 0.33 keeps values verbatim too (``_minimax_m2_parse_args``);
+older vLLM parsers stripped them, which loses a code value's indentation.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ FORMATS = [
         block=("<minimax:tool_call>", "</minimax:tool_call>"),
         opens="invoke",
         stray_end=True,
-        trim="strip",
+        trim="none",
         style="minimax_xml",
         validate_names=True,
         models=("MiniMax-M2", "MiniMax-M2.1", "MiniMax-M2.5"),
