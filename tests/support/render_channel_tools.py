@@ -1019,6 +1019,20 @@ def kimi_k3_book() -> Book:
         content="<|open|>tools<|sep|>" + bad + "<|close|>tools<|sep|>",
         **kw,
     )
+    for id, body in [
+        ("json-element", '<|open|>json<|sep|>{"code": "print(1)"}<|close|>json<|sep|>'),
+        ("argument-without-key", '<|open|>argument type="object"<|sep|>{"code": "print(1)"}<|close|>argument<|sep|>'),
+        ("arguments-element", '<|open|>arguments<|sep|>{"code": "print(1)"}<|close|>arguments<|sep|>'),
+    ]:
+        out = k3_tools('<|open|>call tool="python" index="1"<|sep|>' + body + "<|close|>call<|sep|>")
+        b.add(
+            f"k3-malformed-body-{id}",
+            K3_SRC + ": a call's body holds argument elements, each named by key=; any other element does "
+            "not read, so the call is malformed and its whole text is content (never {} or a key '')",
+            out,
+            content=out,
+            **kw,
+        )
     return b
 
 

@@ -752,6 +752,15 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
                 tool_calls=[PARIS],
                 options={"reasoning_effort": "none"},
             )
+        invoke = f'<{dsml}invoke name="get_weather">\n{{"location": "Paris"}}\n</{dsml}invoke>\n'
+        body = f"\n\n<{dsml}{block}>\n{invoke}</{dsml}{block}>"
+        add(
+            "malformed-json-body",
+            "issue 20: an invoke whose body is JSON rather than parameters does not read (the template writes "
+            "only parameter elements in an invoke): the block is malformed and its whole text is content, never {}",
+            body,
+            content=body.strip(),
+        )
         return b
 
     return make

@@ -318,8 +318,8 @@ class XmlParamsCodec(Codec):
         key, types = raw_key.strip(), None
         if self._parse_key is not None:
             key, types = self._parse_key(raw_key)
-        if key in self._keys:  # a key written twice: the arguments are not one object
-            self.failed = True
+        if not key or key in self._keys:  # no key (an element that names none: Kimi K3's
+            self.failed = True  # <|open|>argument type="json">), or one written twice: no object
             return
         self._keys.add(key)
         self._last_key = key

@@ -26,8 +26,13 @@ values are unescaped (``&quot;`` then ``&amp;``, the reverse of the template's e
 ``<|close|>argument<|sep|>`` (kept verbatim, streamed as it arrives); any other value is JSON
 text, kept as written when it is valid JSON and a string otherwise. A call counts only once
 ``<|close|>call<|sep|>`` is seen (as in vLLM); a call cut off or without a ``tool`` is content,
-markers included. The tool format also unwraps the response channel, so it reads the content
-without the reasoning format too.
+markers included, and so is one whose body holds anything but ``argument key="…"`` elements
+(``<|open|>json<|sep|>…``, an argument without a key): it is never ``{}``. ``<|close|>message<|sep|>``
+closes a section left open and a second ``<|open|>tools<|sep|>`` inside one repeats the opener:
+both are markers, never content. A tools opener inside the think channel ends the reasoning (a
+section written before ``<|close|>think<|sep|>`` is the call, as a call opener ends unterminated
+reasoning in the other families); the think closer after it is a stray marker. The tool format
+also unwraps the response channel, so it reads the content without the reasoning format too.
 
 Markers inside a value: ``<|open|>``, ``<|close|>`` and ``<|sep|>`` are special tokens of the
 Kimi vocabulary, but each marker here is three tokens (``<|open|>`` ``think`` ``<|sep|>``) and
@@ -53,6 +58,7 @@ from ._think import think_format, thinking_switch
 THINK_OPEN, THINK_CLOSE = "<|open|>think<|sep|>", "<|close|>think<|sep|>"
 RESPONSE_OPEN, RESPONSE_CLOSE = "<|open|>response<|sep|>", "<|close|>response<|sep|>"
 MESSAGE_CLOSE = "<|close|>message<|sep|>"
+TOOLS_OPEN = "<|open|>tools<|sep|>"
 
 
 def attributes(text: str) -> dict[str, str]:
@@ -83,6 +89,8 @@ FORMATS = [
         initial=thinking_switch("thinking", "enable_thinking", default=True),
         answer=((RESPONSE_OPEN,), (RESPONSE_CLOSE,)),
         absorb={"MESSAGE_CLOSE": (MESSAGE_CLOSE,)},
+        # a tools section written before the think channel closes is the call, not reasoning
+        ends_on={"TOOLS_OPEN": (TOOLS_OPEN,)},
         turn_markers=(MESSAGE_CLOSE,),
         models=("Kimi K3",),
         reference="vLLM 0.33 kimi_k3_reasoning_parser.py",
@@ -91,7 +99,7 @@ FORMATS = [
         name="kimi_k3",
         kind="tools",
         terminals={
-            "TOOLS_OPEN": ("<|open|>tools<|sep|>",),
+            "TOOLS_OPEN": (TOOLS_OPEN,),
             "TOOLS_CLOSE": (_TOOLS_CLOSE,),
             "CALL_OPEN": (_CALL_OPEN,),
             "CALL_CLOSE": (_CALL_CLOSE,),
@@ -112,6 +120,10 @@ FORMATS = [
             (CONTENT, "TOOLS_OPEN", "TOOLS", ()),
             ("TOOLS", "CALL_OPEN", "CALL_HEAD", (Act.CALL_START,)),
             ("TOOLS", "TOOLS_CLOSE", CONTENT, ()),
+            # the turn's end closes a section left open; a second opener inside one is a
+            # duplicate of the first: both are markers, never content
+            ("TOOLS", "MESSAGE_CLOSE", CONTENT, ()),
+            ("TOOLS", "TOOLS_OPEN", "TOOLS", ()),
             ("CALL_HEAD", "SEP", "ARGS", (Act.NAME_END,)),
             ("ARGS", "ARG_OPEN", "ARG_HEAD", (Act.ARG_MARKER,), ("key=",)),
             ("ARG_HEAD", "SEP", "ARGS", (Act.ARG_MARKER,)),
