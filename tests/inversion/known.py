@@ -7,8 +7,6 @@ must go. Each value names the class (issue 20 §2) and the format file that owns
 from __future__ import annotations
 
 KNOWN: dict[str, str] = {
-    "minimax-m2": "minimax_m2: a string parameter value loses its leading indentation / trailing newline "
-    "(formats/minimax_m2.py, owned by another helper)",
     "olmo3": "pythonic (olmo3): a template that writes strings raw inside quotes: a raw newline drops the "
     "block into content, a backslash is read as a Python escape (codecs/pythonic.py)",
     "lfm2.5": "pythonic (lfm2): raw strings as olmo3, and the block is split (calls before a bad one "
