@@ -25,7 +25,7 @@ HEAVY = {
 # suites that run only when selected by name (`-m model`): a real model is slow, so are server
 # processes under load, and the exhaustive replays (every two-way split of every case) are volume,
 # so the portable suite leaves them out even where they could run; .ci/run runs each as its own step
-OPT_IN = {"model", "exhaustive", "scale_out"}
+OPT_IN = {"model", "exhaustive", "scale_out", "inversion_heavy"}
 
 
 def pytest_report_header(config: pytest.Config) -> str:

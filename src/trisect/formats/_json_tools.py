@@ -106,7 +106,11 @@ def listed(
         "ITEM": Region.ARGS,
         "LIST_NEXT": Region.SKIP,
     }
-    if end is not None:
+    if end is None:
+        # no closer: a call ends with its JSON, so the family's start marker after it opens the
+        # next call of the block (Granite 3 writes `<|tool_call|> {…}` once per call)
+        rows.append(("LIST_NEXT", "LIST_START", "LIST" if start_opens_list else "LIST_OPEN", ()))
+    else:
         terminals["LIST_END"] = end
         regions["LIST_CLOSED"] = Region.SKIP
         rows += [

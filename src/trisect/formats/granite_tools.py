@@ -6,6 +6,8 @@ Wire formats::
     granite (Granite 3.0-3.3; the 3.3 template's system prompt: "respond only with
     <|tool_call|> followed by a JSON list of tools used"):
     <|tool_call|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]
+    <|tool_call|> {"name": "get_weather", …}
+    <|tool_call|> {"name": "get_time", …}          (one marker per call: one block of two calls)
 
     granite4 (Granite 4.0 / 4.1 templates, Hermes-style):
     <tool_call>
