@@ -391,7 +391,8 @@ def test_an_invoke_whose_name_leaves_its_quote_open_is_no_call(invoke: str) -> N
     text = "<｜DSML｜function_calls>\n" + invoke + "\n</｜DSML｜function_calls>after"
     parser = Parser("deepseek_v3", "deepseek_v32")
     msg = parser.parse("ok</think>" + text, tools=WEATHER)
-    assert (msg.tool_calls, msg.content) == ((), "ok" + text)
+    # thinking is off by default: the closer where no block is open is content text as written
+    assert (msg.tool_calls, msg.content) == ((), "ok</think>" + text)
     check_output(parser, "ok</think>" + text, tools=WEATHER, cuts=2)
 
 

@@ -165,9 +165,12 @@ def test_nested_and_stray_markers_never_count_negative() -> None:
 
 def test_think_in_content_is_text_unless_the_format_opens_blocks_there() -> None:
     p = _qwen()
-    ids = enc("<think>a</think>b<think>c")
-    assert p.is_reasoning_end(ids) is True  # qwen3: '<think>' in content is text
+    ids = enc("<think>a</think>b") + tokenizers.encode_ordinary("qwen3", "<think>") + enc("c")
+    assert p.is_reasoning_end(ids) is True  # qwen3: '<think>' written with ordinary tokens is text
     assert p.count_reasoning_tokens(ids) == len(enc("a"))
+    ids = enc("<think>a</think>b<think>c")
+    assert p.is_reasoning_end(ids) is False  # qwen3: the special token opens a second block
+    assert p.count_reasoning_tokens(ids) == len(enc("a")) + len(enc("c"))
     kimi = Parser("kimi_k2", tokenizer=tokenizers.load("kimi_k2"))
     ids = tokenizers.encode("kimi_k2", "<think>a</think>b<think>c")
     assert kimi.is_reasoning_end(ids) is False  # kimi: a block may open in content

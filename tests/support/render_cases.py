@@ -424,6 +424,12 @@ def r1_prompt_and_answer(
 # --------------------------------------------------------------------------------------
 
 
+KEEP_CLOSER = (
+    "; the closer where no block is open is content text as written (the template writes an "
+    "assistant message's content verbatim after the closer; vLLM absorbs it, trisect drops no text)"
+)
+
+
 def qwen3_cases() -> Book:
     b = Book("qwen3/qwen3.jsonl", "qwen3", None)
     src = f"{QWEN3} round trip"
@@ -552,11 +558,43 @@ def qwen3_cases() -> Book:
     )
     b.add(
         "qwen3-duplicate-end-marker",
-        "hand-written from the Qwen3 template spelling: '</think>' twice; CONTENT+THINK_END "
-        "is absorbed (vLLM 0.33 parser/qwen3.py)",
+        "hand-written from the Qwen3 template spelling: '</think>' twice; the second is content "
+        "text: the template writes content verbatim after '</think>' (qwen3-rt-content-holds-closer); "
+        "vLLM 0.33 parser/qwen3.py absorbs it, trisect drops no text",
         think("I will answer 4.") + "</think>\n\n4",
         reasoning="I will answer 4.",
-        content="4",
+        content="</think>\n\n4",
+    )
+    out, _ = qwen3_turn("I will answer 4.", "4 </think> is a closing tag.")
+    b.add(
+        "qwen3-rt-content-holds-closer",
+        f"{src}: a content that holds '</think>' is written verbatim after the block, so a closer "
+        "where no block is open is content text",
+        out,
+        reasoning="I will answer 4.",
+        content="4 </think> is a closing tag.",
+    )
+    second = think("First thought.") + "Partial answer." + think("Second thought.") + "Final answer."
+    b.add(
+        "qwen3-ids-second-block-is-reasoning",
+        "hand-written: a second '<think>' block after content, its markers the special tokens "
+        "151667 / 151668: reasoning, appended to the first (the template never writes the markers "
+        "inside content); whitespace between the two pieces of each field is kept",
+        second,
+        reasoning="First thought.\n\nSecond thought.",
+        content="Partial answer.\n\nFinal answer.",
+        token_ids=tk.encode("qwen3", second),
+        ids_only=True,
+    )
+    b.add(
+        "qwen3-second-block-as-text-is-content",
+        "hand-written: the same second block as text with no ids: text cannot tell a thought from "
+        "an answer that mentions the tags, so the block is content text, both markers included "
+        "(nothing is dropped)",
+        second,
+        reasoning="First thought.",
+        content="Partial answer.<think>\nSecond thought.\n</think>\n\nFinal answer.",
+        tokenizer=None,
     )
     b.add(
         "qwen3-thinking-off-stray-end-marker",
@@ -587,11 +625,14 @@ def qwen3_cases() -> Book:
     )
     b.add(
         "qwen3-content-mentions-think-tag",
-        "hand-written: after reasoning ended, '<think>' in content is plain text (no "
-        "CONTENT+THINK_START row in vLLM 0.33 parser/qwen3.py)",
+        "hand-written: after reasoning ended, '<think>' in content written as ordinary tokens (or as "
+        "text, with no ids) is plain text; only the special token given by id opens a second block",
         think("Explain the tag.") + "Qwen3 wraps its reasoning in a <think> block.",
         reasoning="Explain the tag.",
         content="Qwen3 wraps its reasoning in a <think> block.",
+        token_ids=ordinary_ids(
+            "qwen3", (think("Explain the tag.") + "Qwen3 wraps its reasoning in a", False), (" <think> block.", True)
+        ),
     )
     mention_r = "The closing tag </think> ends this block; I am still thinking."
     out = think(mention_r) + "Done."
@@ -770,12 +811,11 @@ def deepseek_r1_cases() -> Book:
     )
     b.add(
         "r1-duplicate-end-marker",
-        "hand-written: '</think>' twice; the second is absorbed like in the qwen3 and "
-        "DeepSeek V4 tables (CONTENT+THINK_END) — no such rule is documented for the "
-        "legacy deepseek_r1 parser, which keeps it in content",
+        "hand-written: '</think>' twice; the second is content text, as the R1 template writes "
+        "content verbatim after the block and the legacy deepseek_r1 parser keeps it in content",
         "Short thought.\n</think>\n\n</think>\n\nThe answer.",
         reasoning="Short thought.",
-        content="The answer.",
+        content="</think>\n\nThe answer.",
         tokenizer=tok,
     )
     mention = "I must not print </think> early; keep thinking."
@@ -1009,18 +1049,19 @@ def hermes_qwen3_cases() -> Book:
     )
     b.add(
         "hq-tool-call-in-reasoning-then-stray-end-marker",
-        "hand-written: reasoning ended by '<tool_call>', then a late '</think>' (absorbed in CONTENT) and an answer",
+        "hand-written: reasoning ended by '<tool_call>', then a late '</think>' and an answer" + KEEP_CLOSER,
         f"<think>\nCheck first.\n{blk}\n</think>\n\nDone.",
         reasoning="Check first.",
-        content="Done.",
+        content="</think>\n\nDone.",
         tool_calls=[PARIS],
         tools=tools,
     )
     b.add(
         "hq-duplicate-end-marker-then-call",
-        "hand-written: '</think>' twice before a call",
+        "hand-written: '</think>' twice before a call" + KEEP_CLOSER,
         think("Weather.") + "</think>\n\n" + blk,
         reasoning="Weather.",
+        content="</think>",
         tool_calls=[PARIS],
         tools=tools,
     )
@@ -1842,9 +1883,10 @@ def qwen3_coder_qwen3_cases() -> Book:
     )
     b.add(
         "qcq-duplicate-end-marker",
-        "hand-written: '</think>' twice before the call",
+        "hand-written: '</think>' twice before the call" + KEEP_CLOSER,
         think("Weather.") + "</think>\n\n" + blk,
         reasoning="Weather.",
+        content="</think>",
         tool_calls=[paris1],
         tools=tools,
     )
@@ -1922,7 +1964,9 @@ BOOKS: list[Callable[[], Book]] = [
 
 
 def build() -> dict[Path, str]:
-    return casefile.build(BOOKS)
+    # ids-only cases may carry the natural encoding: the text alone reads otherwise (a second
+    # <think> block is reasoning only as the special token, qwen3-ids-second-block-is-reasoning)
+    return casefile.build(BOOKS, natural_ids_when_ids_only=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -743,14 +743,18 @@ def dsml_cases(tag: str, fmt: str, dsml: str, block: str, reasoning: str) -> Cal
                 write([("get_weather", [("arguments", '{"a": 1}', False), ("location", "Paris", True)])]),
                 tool_calls=[call("get_weather", {"arguments": {"a": 1}, "location": "Paris"})],
             )
-            add(
-                "thinking-off-reasoning-effort-none",
-                "reasoning_effort 'none' turns thinking off: all content (vLLM 0.33 parser/deepseek_v4.py reads it "
-                "from chat_template_kwargs; trisect also from the request field, as here)",
+            # thinking off: the template closes the block in the prompt, so the output holds no
+            # '</think>' (one there, where no block is open, would be content text)
+            b.add(
+                f"{tag}-thinking-off-reasoning-effort-none",
+                f"{src}; reasoning_effort 'none' turns thinking off: all content (vLLM 0.33 parser/deepseek_v4.py "
+                "reads it from chat_template_kwargs; trisect also from the request field, as here)",
                 "Here." + write(as_calls([PARIS])),
                 content="Here.",
                 tool_calls=[PARIS],
+                tools=TOOLS,
                 options={"reasoning_effort": "none"},
+                tokenizer="deepseek_v3",
             )
         invoke = f'<{dsml}invoke name="get_weather">\n{{"location": "Paris"}}\n</{dsml}invoke>\n'
         body = f"\n\n<{dsml}{block}>\n{invoke}</{dsml}{block}>"

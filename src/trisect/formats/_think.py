@@ -58,7 +58,7 @@ def think_format(
     reference: str = "",
     aliases: tuple[str, ...] = (),
     opens_in_content: bool = False,
-    stray_end: bool = True,
+    reopens_by_id: bool = False,
     ends_on: Mapping[str, tuple[str, ...]] | None = None,
     answer: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
     absorb: Mapping[str, tuple[str, ...]] | None = None,
@@ -71,10 +71,16 @@ def think_format(
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
-    A start marker inside reasoning is absorbed (the block may or may not open with one); a
-    duplicate end marker in content is absorbed (``stray_end=False``: it is content text); a
-    start marker in content is text, unless
-    ``opens_in_content`` (reasoning is opted into by the marker: the block may come anywhere).
+    A start marker inside reasoning is absorbed (the block may or may not open with one). An end
+    marker in content, where no block is open, is content text as written: the family's
+    templates write an assistant message's content verbatim after ``</think>``, so a second
+    closer there is text of the content (``<think>\nR\n</think>\n\nb</think>c`` renders
+    content ``b</think>c``), and nothing of the model's text is ever dropped. A start marker in
+    content is text, unless ``opens_in_content`` (reasoning is opted into by the marker: the block
+    may come anywhere, and a second block after content is reasoning too, appended to it) or
+    ``reopens_by_id``: the start marker given by id as its special token opens a new block after
+    content (the model thinking again, appended to reasoning); written as text there it is text,
+    and so is the closer after it, so a content that mentions ``<think>`` keeps every character.
     ``start=()``: the family has no start marker (the block always starts the output).
     ``ends_on``: further terminals (name -> markers) that end reasoning when met inside it, the
     marker itself kept as content text — a tool-call marker, for use without a tool format
@@ -94,13 +100,13 @@ def think_format(
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
     rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
-    if stray_end:
-        rows.append((CONTENT, "THINK_END", CONTENT, ()))
     if start:
         terminals["THINK_START"] = start
         rows.append((REASONING, "THINK_START", REASONING, ()))
         if opens_in_content:
             rows.append((CONTENT, "THINK_START", REASONING, ()))
+        elif reopens_by_id:
+            rows.append((CONTENT, "THINK_START", REASONING, (), {"by_id": True}))
     for terminal, markers in (ends_on or {}).items():
         terminals[terminal] = markers
         kept = () if terminal in drop_in_content else (Act.MARKER_TEXT,)

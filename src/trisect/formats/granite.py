@@ -39,7 +39,6 @@ FORMATS = [
         special=False,
         initial=_content,
         opens_in_content=True,
-        stray_end=False,
         turn_markers=("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"),
         models=("granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-3.3-2b-instruct"),
         reference="vLLM 0.33 granite_reasoning_parser.py; Granite 3.3 chat template",

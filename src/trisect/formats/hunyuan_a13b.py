@@ -37,7 +37,6 @@ FORMATS = [
         "hunyuan_a13b",
         initial=_content,
         opens_in_content=True,
-        stray_end=False,
         special=False,
         answer=(("<answer>",), ("</answer>",)),
         models=("Hunyuan-A13B-Instruct",),

@@ -9,8 +9,10 @@ Wire format (MiniMax-M2 chat template; the generation prompt ends ``]~b]ai\\n<th
 
 ``minimax_m2``: the output starts in reasoning whatever the request says (the template always
 pre-fills ``<think>``); everything before ``</think>`` is reasoning, no ``</think>`` means the
-output was cut off while thinking; a repeated ``<think>`` is absorbed, a duplicate ``</think>``
-too.
+output was cut off while thinking; a repeated ``<think>`` is absorbed. A ``<think>`` block
+after content (the model thinking again before a call), its ``<think>`` given by id as the
+special token, is reasoning, appended to it (written as text it is content text); a
+``</think>`` where no block is open is content text (vLLM absorbs it; trisect drops no text).
 
 ``minimax_m2_append_think``: no reasoning field at all — the whole output is content with
 ``<think>`` put back in front, as users of that name expect (the client sees
@@ -34,6 +36,7 @@ FORMATS = [
     think_format(
         "minimax_m2",
         initial=always_reasoning,
+        reopens_by_id=True,
         turn_markers=MINIMAX_TURN_MARKERS,
         models=MODELS,
         reference="MiniMax-M2 chat template; vLLM minimax_m2 reasoning parser",

@@ -56,7 +56,6 @@ FORMATS = [
         end=("</mm:think>",),
         special=False,
         opens_in_content=True,
-        stray_end=False,
         initial=_thinking_mode,
         models=("MiniMax-M3",),
         reference="vLLM 0.33 minimax_m3_reasoning_parser.py",
