@@ -41,9 +41,6 @@ MISTRAL_REASONING = {
     "mistral+mistral-call-while-thinking",
     "mistral-rt-thinking-chunk-v11-text-markers",  # tokenizer v11 writes <think> as text
 }
-# with thinking off the hand format's markers are text (FormatSpec.plain_when_off, vLLM's qwen3);
-# a synthesised format has no such rule: its stray '</think>' is absorbed
-QWEN3_PLAIN_WHEN_OFF = {"qwen3-thinking-off-stray-end-marker"}
 MINIMAX_NAMES = {"mm2-malformed-unknown-tool", "mm2-malformed-unknown-tool-second"}  # validate_names
 DSML = {"dsv32-string-false-json-string-and-bare-word"}  # string="false" values are JSON-decoded
 MISTRAL_V11_ONLY = {  # the template renders the v11 wire; the cases also cover v3's JSON list
@@ -67,7 +64,7 @@ MISTRAL_V11_ONLY = {  # the template renders the v11 wire; the cases also cover 
 
 # (template, kind, the family's case ids that parse differently, with the reasons above)
 REBUILT = [
-    ("Qwen-Qwen3-0.6B.jinja", "reasoning", QWEN3_PLAIN_WHEN_OFF),
+    ("Qwen-Qwen3-0.6B.jinja", "reasoning", set()),  # a stray '</think>' is content text in both
     ("Qwen-Qwen3-0.6B.jinja", "tools", set()),
     ("Qwen-Qwen2.5-7B-Instruct.jinja", "tools", set()),
     ("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "tools", set()),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -141,10 +142,12 @@ def _reopen_reasoning(
     reasoning: FormatSpec | None,
 ) -> tuple[dict[str, tuple[str, ...]], list[tuple[Any, ...]], dict[str, Region]]:
     """A reasoning block the model writes although the grammar was to apply from the first
-    token is still reasoning: ``CONTENT --THINK_START--> REASONING`` (never content)."""
+    token is still reasoning: ``CONTENT --THINK_START--> REASONING`` (never content), written
+    as text too where the family reopens reasoning from content only by id (Qwen3)."""
     if reasoning is None or "THINK_START" not in reasoning.terminals or REASONING not in reasoning.regions:
         return {}, [], {}
-    if (CONTENT, "THINK_START") in reasoning.table:
+    reopen = reasoning.table.get((CONTENT, "THINK_START"))
+    if reopen is not None and not reopen.by_id:
         return {}, [], {}
     terminals = {"THINK_START": reasoning.terminals["THINK_START"]}
     return terminals, [(CONTENT, "THINK_START", REASONING, ())], {REASONING: Region.REASONING}
@@ -204,8 +207,15 @@ def constrained_spec(reasoning: FormatSpec | None, forced: str | None) -> Format
 
 @lru_cache(maxsize=256)
 def constrained_format(reasoning: FormatSpec | None, forced: str | None) -> FormatSpec:
-    """``reasoning`` combined with ``constrained_spec`` (cached: compiled once per pair)."""
-    return combine(reasoning, constrained_spec(reasoning, forced))
+    """``reasoning`` combined with ``constrained_spec`` (cached: compiled once per pair). A
+    reasoning format that reopens a block from content by id only gives that row up: under a
+    constraint a written ``<think>`` reopens it too (``_reopen_reasoning``)."""
+    spec = constrained_spec(reasoning, forced)
+    reopen = reasoning.table.get((CONTENT, "THINK_START")) if reasoning is not None else None
+    if reasoning is not None and reopen is not None and reopen.by_id:
+        table = {k: v for k, v in reasoning.table.items() if k != (CONTENT, "THINK_START")}
+        reasoning = replace(reasoning, table=table)
+    return combine(reasoning, spec)
 
 
 def keeps_native_markers(tools: FormatSpec | None) -> bool:
