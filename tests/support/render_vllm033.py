@@ -508,6 +508,26 @@ def inkling_book() -> Book:
         tools=TOOLS,
         tokenizer=None,
     )
+    out = f"<|content_thinking|>{R}<|end_message|><|message_model|><|content_text|>Sunny.<|end_message|>"
+    b.add(
+        "inkling-end-sampling-ends-the-turn",
+        src + ": <|content_model_end_sampling|> after the last <|end_message|> is the normal end of a turn "
+        "((CONTENT, END_SAMPLING) absorbed there): framing, never content",
+        out + "<|content_model_end_sampling|>",
+        reasoning=R,
+        content="Sunny.",
+        tools=TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        "inkling-end-sampling-as-a-message-kind",
+        src + ": <|content_model_end_sampling|> right after <|message_model|> ends the turn too",
+        out + "<|message_model|><|content_model_end_sampling|>",
+        reasoning=R,
+        content="Sunny.",
+        tools=TOOLS,
+        tokenizer=None,
+    )
     out = f"<|content_thinking|>{R}<|content_invoke_tool_json|>{call_json}<|end_message|>"
     b.add(
         "inkling-tool-block-ends-reasoning",

@@ -48,8 +48,9 @@ Rules, all formats alike (each implemented in the module named in brackets):
   collected and never emitted; at a ``HEADER_END`` marker ``FormatSpec.header`` maps it to the
   body's state and, for a tool call, the tool name (the call's raw text starts with the
   header). A header the spec cannot read, one left by any other marker, one replaced by a new
-  ``HEADER_START`` and one cut off by the end of the output is content, markers included.
-  [headers]
+  ``HEADER_START`` and one cut off by the end of the output is content, markers included;
+  but a cut-off header that already reads as a call's is that call cut off
+  (``ToolCallUnfinished``). [headers, event_stream]
 * Reasoning and content are each stripped of leading and trailing whitespace as a whole
   (``FormatSpec.strip``): the newlines templates put around markers are formatting.
   Whitespace between two pieces of one field (content before and after a tool call) is kept.

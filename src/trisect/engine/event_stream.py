@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from ..errors import StreamError
+from ..errors import MalformedOutputError, StreamError
 from .block import BlockPhase, Held
 from .call import Call
 from .call import Phase as CallPhase
@@ -193,7 +193,7 @@ class EventStream(Machine):
         if block.phase is BlockPhase.UNDECIDED:
             self._give_back()  # the output ended in a block (after its last call) that yielded no call
         if self._header.open:
-            self._content(self._header.abandon(""))
+            self._cut_header(self._header.abandon("") or "")
         if self._st.region is _REASONING and not self.reasoning_ended:
             self.reasoning_ended = True
         if self._phase is DEFERRING or self._phase is HOLDING:  # nothing after the held reasoning: content
@@ -203,6 +203,21 @@ class EventStream(Machine):
         if self.trace is not None:
             self.trace.leave(self._offset)
         return self._out
+
+    def _cut_header(self, text: str) -> None:
+        """The output ended inside a message header. One that already reads as a call's header
+        (Harmony: ``<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json``)
+        opened a call that the output cut off: ``ToolCallUnfinished``, as any cut-off call (no
+        protocol markup reaches the answer). Any other is content, markers included."""
+        header = self._c.spec.header
+        route = header(text) if header is not None and text else None
+        if route is None or route[1] is None:
+            self._content(text)
+            return
+        reason = "the output ended in the call's header"
+        if self._request.strict:
+            raise MalformedOutputError(f"unfinished tool call: {reason}", state=self._st.name, position=self._offset)
+        self._out.append(ToolCallUnfinished(None, text, reason))
 
     # ------------------------------------------------------------------ fast paths
 

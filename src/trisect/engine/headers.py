@@ -3,7 +3,8 @@
 A header's text, markers included, is collected and never emitted; at its end the stream
 asks ``FormatSpec.header`` where the body goes. A header that does not end that way (left by
 another marker, replaced by a new one, cut off by the end of the output) is content: its text
-comes back from ``abandon`` / ``start``. Rules: the engine package docstring.
+comes back from ``abandon`` / ``start`` (cut off, one that reads as a call's header is that
+call's unfinished text instead: ``EventStream._cut_header``). Rules: the engine package docstring.
 
 Cost: O(header text) per header.
 """

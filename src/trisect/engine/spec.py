@@ -317,8 +317,8 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         table[(state, terminal)] = rule
     if REASONING in regions:
         for (state, terminal), rule in tools.table.items():
-            if state != CONTENT:
-                continue
+            if state != CONTENT or (REASONING, terminal) in tools.table:
+                continue  # a rule the tool format states for REASONING itself stands (one grammar: Harmony)
             # a reasoning format may end on a tool marker itself (for use without a tool
             # format); combined, the tool format's transition out of CONTENT replaces that rule
             ends = r.table.get((REASONING, terminal))  # the reasoning format's own rule on it

@@ -25,7 +25,12 @@ is the JSON arguments, ended by ``<|call|>`` (or ``<|end|>`` / ``<|return|>``). 
 not one JSON object is not a call (a ``python`` call with code: its text is content). Several
 messages may follow each other; the text of each field is concatenated. A header that cannot
 be read (no channel, an unknown channel, a role other than assistant, two recipients) or
-that is cut off is content, markers included; it never raises.
+that is cut off is content, markers included; it never raises. A call's header cut off by the
+end of the output (``<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json``)
+is that call cut off: ``unfinished_call``. Inside an analysis message only ``<|end|>`` ends it:
+``<|call|>`` and ``<|return|>`` count only where a message may end (before ``<|start|>`` or at
+the end of the output: a built-in tool's request on ``analysis`` ends with ``<|call|>``), and
+``<|channel|>`` only as its special token given by id; otherwise they are reasoning text.
 
 All markers are special tokens of ``o200k_harmony`` (``<|start|>`` 200006, ``<|channel|>``
 200005, ``<|message|>`` 200008, ``<|end|>`` 200007, ``<|call|>`` 200012, ``<|return|>``
@@ -142,9 +147,15 @@ _GRAMMAR = [
     (HEADER, "MESSAGE", CONTENT, (Act.HEADER_END,)),  # CONTENT if the header is malformed
     *[(HEADER, end, BETWEEN, ()) for end in _ENDS],  # a header without a body: kept as text
     *[(CONTENT, end, BETWEEN, ()) for end in _ENDS],
-    *[(REASONING, end, BETWEEN, (Act.REASONING_END,)) for end in _ENDS],  # each analysis message is a block
+    # each analysis message is a block, and <|end|> ends it. <|call|> / <|return|> end one only
+    # where a message can end (before the next message's <|start|> or at the end of the output:
+    # a built-in tool's request on analysis ends with <|call|>); elsewhere in it they are text the
+    # model wrote, as is <|channel|> unless given by id (text cannot open a header mid-message)
+    (REASONING, "END", BETWEEN, (Act.REASONING_END,)),
+    *[(REASONING, end, BETWEEN, (Act.REASONING_END,), (START,)) for end in ("CALL", "RETURN")],
     *[(state, m, HEADER, (Act.HEADER_START,)) for state in (CONTENT, BETWEEN) for m in ("START", "CHANNEL")],
-    *[(REASONING, m, HEADER, (Act.REASONING_END, Act.HEADER_START)) for m in ("START", "CHANNEL")],
+    (REASONING, "START", HEADER, (Act.REASONING_END, Act.HEADER_START)),
+    (REASONING, "CHANNEL", HEADER, (Act.REASONING_END, Act.HEADER_START), {"by_id": True}),
 ]
 _REGIONS = {HEADER: Region.HEADER, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
 _COMMON: dict[str, Any] = {

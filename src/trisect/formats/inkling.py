@@ -14,7 +14,9 @@ content, ``<|content_invoke_tool_json|>`` bodies one tool call as a JSON envelop
 and ``args`` (``arguments`` / ``parameters`` accepted too); text messages may follow tool
 messages. ``<|content_invoke_tool_text|>`` (a raw tool block) and ``<|content_tool_error|>``
 bodies render as content; ``<|content_model_end_sampling|>`` ends a block like
-``<|end_message|>``; a content-kind marker inside a text body is dropped and
+``<|end_message|>``, and is the turn's end where no block is open (after the last
+``<|end_message|>``, the normal end of a turn, or right after ``<|message_model|>``): framing
+there, never content; a content-kind marker inside a text body is dropped and
 ``<|content_thinking|>`` there opens reasoning; a tool block opened while thinking ends
 reasoning. The JSON decides where a call ends (a marker inside a JSON string is string text);
 an envelope that is not valid is content, markers included. Without the tool format a
@@ -54,7 +56,8 @@ TERMINALS = {
     "TEXT": (TEXT,),
     "RAW_TEXT": (RAW_TEXT,),
     "ERROR": (ERROR,),
-    "END": (END, END_SAMPLING),
+    "END": (END,),
+    "END_SAMPLING": (END_SAMPLING,),
 }
 
 
@@ -68,6 +71,7 @@ def _from_prompt(request: StreamOptions) -> str:
     return HEADER
 
 
+_ENDS = ("END", "END_SAMPLING")
 _GRAMMAR = [
     (HEADER, "THINKING", REASONING, ()),
     *[(HEADER, kind, CONTENT, ()) for kind in ("TEXT", "RAW_TEXT", "ERROR")],
@@ -75,7 +79,11 @@ _GRAMMAR = [
     (CONTENT, "THINKING", REASONING, ()),
     (REASONING, "THINKING", REASONING, ()),
     (HEADER, "MESSAGE", HEADER, ()),
-    *[(body, "END", BETWEEN, ()) for body in (REASONING, CONTENT)],
+    *[(body, end, BETWEEN, ()) for body in (REASONING, CONTENT) for end in _ENDS],
+    # the turn's end: after the last message's <|end_message|> (the normal end of a turn), or as
+    # a message of its own kind after <|message_model|>; framing, never text of a field
+    (BETWEEN, "END_SAMPLING", BETWEEN, ()),
+    (HEADER, "END_SAMPLING", BETWEEN, ()),
     *[(state, "MESSAGE", HEADER, ()) for state in (REASONING, CONTENT, BETWEEN)],
 ]
 _REGIONS = {HEADER: Region.SKIP, REASONING: Region.REASONING, CONTENT: Region.CONTENT, BETWEEN: Region.SKIP}
@@ -104,7 +112,7 @@ FORMATS = [
             (HEADER, "INVOKE", "CALL", (Act.CALL_START,)),
             (CONTENT, "INVOKE", "CALL", (Act.CALL_START,)),
             (REASONING, "INVOKE", "CALL", (Act.REASONING_END, Act.CALL_START)),
-            ("CALL", "END", BETWEEN, (Act.CALL_END,)),
+            *[("CALL", end, BETWEEN, (Act.CALL_END,)) for end in _ENDS],
             ("CALL", "MESSAGE", HEADER, (Act.CALL_END,)),
         ),
         codec=JsonEnvelope(args_keys=("args", "arguments", "parameters")),
