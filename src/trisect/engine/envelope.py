@@ -130,7 +130,7 @@ def seal(value: Value, key: bytes | str, binding: Binding, *, ttl: float | None 
 
 
 def unseal(
-    data: bytes,
+    data: object,  # bytes-like; anything else is refused as malformed (a compiled build checks annotations)
     key: bytes | str,
     binding: Binding,
     *,

@@ -101,8 +101,10 @@ class EventStream(Machine):
         """Text held back because it may still become a marker."""
         return self._lex.hold
 
-    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
-        """Add one delta of model output; returns the events it produces (often none)."""
+    def feed(self, text: object = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+        """Add one delta of model output (a str, or ``None`` with ids); returns the events it
+        produces (often none). Any other text is a ``StreamError``: ``text`` is typed ``object``
+        because that is what the method accepts, and a compiled build enforces annotations."""
         if self._phase is not RUNNING:
             if self._phase is FINISHED:
                 raise StreamError("feed() after finish(): create a new stream per request")

@@ -141,8 +141,9 @@ class Lexer:
 
     # ------------------------------------------------------------------ input
 
-    def accept(self, text: str | None, token_ids: Sequence[int] | None) -> str:
-        """Validate one delta and queue its ids; returns the text to scan."""
+    def accept(self, text: object, token_ids: Sequence[int] | None) -> str:
+        """Validate one delta and queue its ids; returns the text to scan. ``text`` is the
+        caller's, unchecked: anything but a str or ``None`` is a ``StreamError`` here."""
         if token_ids:
             text = self._take_ids(text, token_ids)
         elif text is None:
@@ -162,10 +163,11 @@ class Lexer:
             self.ahead = end - self._compiled.shortest_special + ALIGN_TOLERANCE >= self._id_bytes
         return text
 
-    def _take_ids(self, text: str | None, token_ids: Sequence[int]) -> str | None:
+    def _take_ids(self, text: object, token_ids: Sequence[object]) -> object:
         """Queue the special ids of ``token_ids`` at their offsets in the ids' text (bytes of
         what ``Renderer`` makes of the other ids, as the tokenizer's decode does); ids alone:
-        that text is the delta's."""
+        that text is the delta's. The ids are the caller's, unchecked (``object``, as in
+        ``Vocab.check_ids``): one that is not a token id is a ``StreamError`` naming it."""
         vocab = self._vocab
         first = self.num_tokens  # position of token_ids[0] among all ids fed
         self.num_tokens += len(token_ids)
@@ -230,7 +232,7 @@ class Lexer:
                 f"({self._compiled.marker_of.get(terminal, terminal)!r}) never met its text"
             )
 
-    def _bad_id(self, token_ids: Sequence[int], first: int) -> NoReturn:
+    def _bad_id(self, token_ids: Sequence[object], first: int) -> NoReturn:
         """Raise the ``StreamError`` naming the first id of ``token_ids`` that is not a token id."""
         assert self._vocab is not None
         self._vocab.check_ids(token_ids, first)

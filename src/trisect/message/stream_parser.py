@@ -66,12 +66,13 @@ class StreamParser:
         # folded delta (the engine's own method when no request filter applies)
         self.events: FeedEvents = engine.feed if keep is None else self._filtered
 
-    def _filtered(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> list[Event]:
+    def _filtered(self, text: object = None, token_ids: Sequence[int] | None = None) -> list[Event]:
         assert self._keep is not None
         return self._keep(self._engine.feed(text, token_ids))
 
-    def feed(self, text: str | None = None, token_ids: Sequence[int] | None = None) -> Delta | None:
-        """Add one delta of model output; returns what it adds to the message, or ``None``."""
+    def feed(self, text: object = None, token_ids: Sequence[int] | None = None) -> Delta | None:
+        """Add one delta of model output (a str, or ``None`` with ids); returns what it adds to
+        the message, or ``None``. Any other text is a ``StreamError`` (``EventStream.feed``)."""
         events = self._engine.feed(text, token_ids)
         if self._keep is not None:
             events = self._keep(events)
