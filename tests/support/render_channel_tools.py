@@ -605,10 +605,10 @@ def pythonic_common(b: Book, p: str, tok: str | None, wrap: tuple[str, str], src
     text = "[get_random_joke(), get_weather(location=open('/etc/passwd').read())]"
     b.add(
         p + "malformed-second-call",
-        src + ": the first call is complete; the second is not a call",
+        src + ": the first call is complete; the second is not a call, so the list is none: a block"
+        " is all of its text or none (DESIGN, contract 10; vLLM's pythonic parser gives it all as content too)",
         text,
-        content=", get_weather(location=open('/etc/passwd').read())]",
-        tool_calls=[call("get_random_joke", {})],
+        content=text,
         tools=PY_TOOLS,
         tokenizer=tok,
     )
