@@ -108,10 +108,14 @@ def test_hostile_input_is_never_executed_nor_raises(fmt: str, text: str) -> None
     allowed = {"f"}  # the complete, literal f(a=1) calls before the hostile one
     with no_execution():
         messages = [parser.parse(output), _streamed(parser, output, 997), _streamed(parser, output[:1000], 1)]
+    # a raw-string format (OLMo 3, LFM2: the template writes `a='` + value + `'`) reads an escape
+    # sequence as the characters written: `f(a='\\N{BULLET}')` is that text, a string, no code
+    raw = getattr(parser.spec.codec, "raw_strings", False)
     for msg in messages:
         for c in msg.tool_calls:
             assert c.name in allowed, c.name
-            assert json.loads(c.arguments) == {"a": 1}
+            args = json.loads(c.arguments)
+            assert args == {"a": 1} or (raw and list(args) == ["a"] and isinstance(args["a"], str)), args
     whole = messages[0]
     if not whole.tool_calls:  # nothing lost: the text stays content, or the cut-off call's kept text
         kept = (whole.content or "") + (whole.unfinished_call.text if whole.unfinished_call else "")

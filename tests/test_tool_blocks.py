@@ -20,8 +20,19 @@ WEATHER = [
 ]
 
 
-def _case(reasoning: str | None, tools: str, output: str, expected: dict[str, object]) -> Case:
-    return Case(id=tools, output=output, expected=expected, reasoning=reasoning, tools_format=tools, tools=WEATHER)
+def _case(
+    reasoning: str | None, tools: str, output: str, expected: dict[str, object], *, malformed: bool = False
+) -> Case:
+    # malformed: an incremental stream may send a call that then aborts
+    return Case(
+        id=tools,
+        output=output,
+        expected=expected,
+        reasoning=reasoning,
+        tools_format=tools,
+        tools=WEATHER,
+        truncated=malformed,
+    )
 
 
 def test_each_granite_call_may_carry_its_own_start_marker() -> None:
@@ -42,3 +53,40 @@ def test_each_granite_call_may_carry_its_own_start_marker() -> None:
     check_case(_case(None, "granite", output, expected))
     msg = Parser(None, "granite").parse(output, tools=WEATHER)
     assert [json.loads(c.arguments) for c in msg.tool_calls] == [{"city": "Paris"}, {"city": "Rome", "days": 2}]
+
+
+def test_a_raw_string_template_is_read_as_it_writes_strings() -> None:
+    # OLMo 3 and LFM2.5 write `key='` + value + `'` (tests/data/detect/heldout:
+    # vllm-tool_chat_template_olmo3.jinja:61-62, LFM2.5-8B-A1B.jinja:5-6): a newline and a
+    # backslash inside '…' are the value's own (vLLM's parsers read them as Python escapes: a
+    # path `C:\path\to` got a tab, and a raw newline dropped the block into content)
+    value = "    if x:\n        return 'C:\\path\\to'\n".replace("'", '"')
+    for tools, (start, end) in {
+        "olmo3": ("<function_calls>\n", "\n</function_calls>"),
+        "lfm2": ("<|tool_call_start|>[", "]<|tool_call_end|>"),
+    }.items():
+        output = f"{start}get_weather(city='{value}', days=2){end}"
+        expected = {"tool_calls": [{"name": "get_weather", "arguments": {"city": value, "days": 2}}]}
+        check_case(_case(None, tools, output, expected))
+
+
+def test_a_raw_string_template_keeps_python_escapes_where_it_writes_none() -> None:
+    # what the template never writes raw keeps Python's reading: "…" strings, and strings
+    # inside a list or dict (the template writes those with tojson)
+    output = '<function_calls>\nget_weather(city="a\\tb", days=2)\n</function_calls>'
+    expected = {"tool_calls": [{"name": "get_weather", "arguments": {"city": "a\tb", "days": 2}}]}
+    check_case(_case(None, "olmo3", output, expected))
+
+
+def test_a_list_of_calls_with_a_call_that_does_not_read_is_all_content() -> None:
+    # a block is all of its text or none (DESIGN, contract 10): the calls before the bad one do
+    # not stand (a stream that sent them reports them aborted) and the list's text, opener
+    # included, is content; before, they were returned and the rest was content without `[`
+    for tools in ("pythonic", "llama4_pythonic"):
+        output = "Here: [get_weather(city='Paris'), get_weather(city=Rome)] done"
+        check_case(_case(None, tools, output, {"content": output}, malformed=True))
+        stream, sent = Parser(None, tools).stream(), []
+        for ch in output:
+            delta = stream.feed(ch)
+            sent += [] if delta is None else delta.aborted
+        assert sorted(sent) == [0, 1]  # the streamed first call is reported aborted, and the bad one

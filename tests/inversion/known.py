@@ -1,15 +1,21 @@
-"""The classes the inversion tests find that are not fixed yet, by target: the one list.
+"""The classes the inversion tests find that are not fixed yet: the one list.
 
-Each target here runs as ``xfail(strict=True)``: a fix shows as an unexpected pass and its entry
-must go. Each value names the class (issue 20 §2) and the format file that owns it.
+``KNOWN``: targets that run as ``xfail(strict=True)``, with the class and the file that owns it;
+``KNOWN_CLASSES``: the lines of ``regressions.jsonl`` (by class) that do. A fix shows as an
+unexpected pass, and its entry must go.
 """
 
 from __future__ import annotations
 
+NO_MARKERS_READ_AS_REASONING = (
+    "qwen3 reasoning: a turn with no think markers, after a prompt that opened no think block, is read "
+    "as reasoning (formats/qwen3.py, owned by another helper; issue 20 §2)"
+)
+
 KNOWN: dict[str, str] = {
-    "olmo3": "pythonic (olmo3): a template that writes strings raw inside quotes: a raw newline drops the "
-    "block into content, a backslash is read as a Python escape (codecs/pythonic.py)",
-    "lfm2.5": "pythonic (lfm2): raw strings as olmo3, and the block is split (calls before a bad one "
-    "returned, the rest content); qwen3 reasoning: a turn with no think markers after a prompt that "
-    "opened none is read as reasoning (formats/qwen3.py, owned by another helper)",
+    "lfm2.5": NO_MARKERS_READ_AS_REASONING,
+}
+
+KNOWN_CLASSES: dict[str, str] = {
+    "no-markers-read-as-reasoning": NO_MARKERS_READ_AS_REASONING,
 }

@@ -16,7 +16,9 @@ Rules (``Loss.rule``). Checker rules (``CHECKER``): the turn as the template kee
 Generator rules (``GENERATOR``): turns the template refuses, or whose render does not continue the
 prompt, are not made: ``no reasoning``, ``reasoning required``, ``one call``, ``no calls`` (the
 calls the template writes read back as nothing: Python's repr, bare strings), ``not empty``,
-``not a continuation`` (no turn continues the prompt: the target is skipped, with this reason).
+``not a continuation`` (no turn continues the prompt: the target is skipped, with this reason),
+``no quote in strings`` (an argument's string is written raw between single quotes: one that holds
+a quote cannot be told from its end).
 
 The convention of every target (docs/CONTRIBUTING-FORMATS.md, "Rules the expected values
 follow"): reasoning and content are each compared stripped as a whole field, empty is null.
@@ -88,7 +90,15 @@ CHECKER: dict[str, Apply] = {
     "calls dropped": _calls_dropped,
 }
 # generator side: turns the template refuses or cannot continue the prompt with are not made
-GENERATOR = ("no reasoning", "reasoning required", "one call", "no calls", "not empty", "not a continuation")
+GENERATOR = (
+    "no quote in strings",
+    "no reasoning",
+    "reasoning required",
+    "one call",
+    "no calls",
+    "not empty",
+    "not a continuation",
+)
 
 
 def _loss(rule: str, field: str, reason: str, cite: str) -> Loss:
@@ -107,6 +117,14 @@ LLAMA_TRIM = "message['content'] | trim"
 
 LOSSES.update(
     {
+        "lfm2.5": (
+            _loss(
+                "no quote in strings",
+                "arguments",
+                '`"\'" + arg_value + "\'"`: a string argument is written raw between single quotes',
+                "LFM2.5-8B-A1B.jinja:5-6",
+            ),
+        ),
         "qwen3-coder": (
             _loss(
                 "content trimmed with calls",
@@ -283,6 +301,12 @@ LOSSES.update(
         ),
         "olmo3": (
             _loss(
+                "no quote in strings",
+                "arguments",
+                '`"\'" + value + "\'"`: a string argument is written raw between single quotes',
+                "vllm-tool_chat_template_olmo3.jinja:61-62",
+            ),
+            _loss(
                 "content dropped with calls",
                 "content",
                 "a turn with tool_calls is written `<function_calls>…</function_calls>` only",
@@ -291,6 +315,12 @@ LOSSES.update(
             _loss("content trimmed", "content", "`message.content|trim`", "vllm-tool_chat_template_olmo3.jinja:83"),
         ),
         "llama3.2-pythonic": (
+            _loss(
+                "content trimmed",
+                "content",
+                "`message['content'] | trim`",
+                "vllm-tool_chat_template_llama3.2_pythonic.jinja:69",
+            ),
             _loss(
                 "no calls",
                 "arguments",

@@ -219,9 +219,13 @@ def _call(draw: st.DrawFn, target: Target) -> tuple[str, dict[str, Any]]:
     tool = draw(st.sampled_from(TOOLS))["function"]
     params = tool["parameters"]
     args: dict[str, Any] = {}
+    raw = "no quote in strings" in losses(target)
     for key, schema in params["properties"].items():
         if key in params["required"] or draw(st.booleans()):
-            args[key] = draw(_value(target, schema))
+            value = _value(target, schema)
+            if raw and schema.get("type") == "string":
+                value = value.map(lambda s: s.replace("'", ""))
+            args[key] = draw(value)
     order = draw(st.permutations(list(args)))
     return tool["name"], {k: args[k] for k in order}
 

@@ -490,6 +490,17 @@ TYPED = {
     "level": 2,
     "nothing": None,
 }
+# the raw-string formats (OLMo 3, LFM2: their templates write `key='` + value + `'`, no escapes)
+# read a '…' string as written, so their typed case writes the escaped label double-quoted
+RAW_TYPED_SRC = TYPED_SRC.replace(
+    "label='it\\'s \"quoted\"\\n\\tZürich \\u00e9'", 'label="it\'s \\"quoted\\"\\n\\tZürich \\u00e9"'
+)
+RAW_SRC = "write_file(path='C:\\path\\to', content='    if x:\n        return \"a\\nb\"\n')"
+RAW = {"path": "C:\\path\\to", "content": '    if x:\n        return "a\\nb"\n'}
+RAW_REF = (
+    ': the template writes each string raw between single quotes (`"\'" + value + "\'"`): '
+    "backslashes and newlines are the value's own"
+)
 JSONISH_SRC = 'configure(enabled=true, note=null, options={"k": false}, ratio=1e-3, count=1_000)'
 JSONISH = {"enabled": True, "note": None, "options": {"k": False}, "ratio": 0.001, "count": 1000}
 TRIPLE_SRC = "write_file(path='main.py', content='''def main():\n    print(\"hi\")\n''')"
@@ -594,10 +605,10 @@ def pythonic_common(b: Book, p: str, tok: str | None, wrap: tuple[str, str], src
     text = "[get_random_joke(), get_weather(location=open('/etc/passwd').read())]"
     b.add(
         p + "malformed-second-call",
-        src + ": the first call is complete; the second is not a call",
+        src + ": the first call is complete; the second is not a call, so the list is none: a block"
+        " is all of its text or none (DESIGN, contract 10; vLLM's pythonic parser gives it all as content too)",
         text,
-        content=", get_weather(location=open('/etc/passwd').read())]",
-        tool_calls=[call("get_random_joke", {})],
+        content=text,
         tools=PY_TOOLS,
         tokenizer=tok,
     )
@@ -775,8 +786,16 @@ def olmo3_book(reasoning: str | None, path: str) -> Book:
     b.add(
         p + "typed",
         OLMO_SRC,
-        "<function_calls>\n" + TYPED_SRC + "\n" + JSONISH_SRC + "\n</function_calls>",
+        "<function_calls>\n" + RAW_TYPED_SRC + "\n" + JSONISH_SRC + "\n</function_calls>",
         tool_calls=[call("configure", TYPED), call("configure", JSONISH)],
+        tools=PY_TOOLS,
+        tokenizer=None,
+    )
+    b.add(
+        p + "raw-strings",
+        "vllm-tool_chat_template_olmo3.jinja (tests/data/detect/heldout) lines 61-62" + RAW_REF,
+        "<function_calls>\n" + RAW_SRC + "\n</function_calls>",
+        tool_calls=[call("write_file", RAW)],
         tools=PY_TOOLS,
         tokenizer=None,
     )
@@ -847,8 +866,16 @@ def lfm2_book() -> Book:
     b.add(
         "lfm2-typed",
         LFM2_SRC,
-        s + "[" + TYPED_SRC + ", " + JSONISH_SRC + "]" + e,
+        s + "[" + RAW_TYPED_SRC + ", " + JSONISH_SRC + "]" + e,
         tool_calls=[call("configure", TYPED), call("configure", JSONISH)],
+        tools=PY_TOOLS,
+        tokenizer=tok,
+    )
+    b.add(
+        "lfm2-raw-strings",
+        "LFM2.5-8B-A1B.jinja (tests/data/detect/heldout) lines 5-6" + RAW_REF,
+        s + "[" + RAW_SRC + "]" + e,
+        tool_calls=[call("write_file", RAW)],
         tools=PY_TOOLS,
         tokenizer=tok,
     )

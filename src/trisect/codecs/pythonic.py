@@ -59,6 +59,7 @@ _SIMPLE_ESCAPES = {
 }
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
 _STRING_STOPS = {q: re.compile("[" + re.escape(q) + "\\\\\n]") for q in "'\""}
+_RAW_STOPS = {q: re.compile(re.escape(q)) for q in "'\""}
 
 # scanner states
 (
@@ -120,6 +121,8 @@ class PythonicCallCodec(Codec):
 
     structured = True
     grammar: ClassVar[ArgSyntax | str | None] = "argument codec PythonicCallCodec has no xgrammar style"
+    # an argument's string is written raw between its quotes (no escapes; RawStringCallCodec)
+    raw_strings: ClassVar[bool] = False
 
     @property
     def string_stops(self) -> str:
@@ -477,6 +480,8 @@ class PythonicCallCodec(Codec):
     def _string_run(self, s: str, i: int, end: int) -> int:
         """Consume string text from s[i]: plain runs at once, quotes and escapes one by one."""
         q = self._quote
+        if self.raw_strings and q == "'" and not self._triple and not self._stack:
+            return self._raw_run(s, i, end)
         stops = _STRING_STOPS[q]
         j = i
         while j < end:
@@ -515,6 +520,17 @@ class PythonicCallCodec(Codec):
             j += 1
         self._flush_text(s, i, j)
         return j
+
+    def _raw_run(self, s: str, i: int, end: int) -> int:
+        """An argument's string as a raw-string template writes it: every character up to the
+        next quote is the value's, backslashes and newlines included."""
+        m = _RAW_STOPS[self._quote].search(s, i, end)
+        j = end if m is None else m.start()
+        self._flush_text(s, i, j)
+        if m is None:
+            return j
+        self._end_string()
+        return j + 1
 
     def _flush_text(self, s: str, i: int, j: int) -> None:
         emit_json_string(s, i, j, self._write)
@@ -560,3 +576,15 @@ class PythonicCallCodec(Codec):
             self._write(_json_char(chr(code)))
             self._state = _STR
         return i + 1
+
+
+class RawStringCallCodec(PythonicCallCodec):
+    """The calls of a template that writes each argument's string raw between single quotes
+    (``key='` + value + `'``: OLMo 3, LFM2): in an argument's ``'…'`` string a backslash and a
+    newline are the value's characters, as the template wrote them, and the string ends at the
+    next ``'`` (a value that holds one cannot be told from its end: the template writes no call
+    that reads back). What the template never writes keeps Python's reading: ``"…"`` and
+    triple-quoted strings, and strings inside a list or dict (the template's ``tojson``)."""
+
+    raw_strings: ClassVar[bool] = True
+    grammar: ClassVar[ArgSyntax | str | None] = "argument codec RawStringCallCodec has no xgrammar style"

@@ -230,6 +230,20 @@ class Block:
         self._close()
         return calls, text
 
+    def break_list(self) -> tuple[list[int], str]:
+        """A call of the list does not read, after calls that did: it is not a list. The indexes
+        of its calls already streamed (aborted) and its text from its opener up to the bad call
+        (content, before the bad call's own text); what follows is read as it comes."""
+        calls, text = self._list_calls, "".join(self._list)
+        self._list, self._list_calls, self._list_held = [], [], []
+        self.phase, self._text, self._held = SPILLED, [], []
+        return calls, text
+
+    @property
+    def has_list_calls(self) -> bool:
+        """A list with a call in it that stood (streamed or held)."""
+        return bool(self._list_calls or self._list_held)
+
     @property
     def list_text(self) -> str:
         """A list's text so far ("" when nothing is in it)."""

@@ -497,9 +497,22 @@ class Machine:
         if text is None and block.phase is UNDECIDED:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
+            if block.listing and block.has_list_calls:
+                text = self._break_list(text)
             self._content(text)
         elif self.trace is not None and call is not None:
             self.trace.call(call.start, end)
+
+    def _break_list(self, text: str) -> str:
+        """A call of a list that must close does not read, after calls that did
+        (``FormatSpec.whole_list``): a block is all of its text or none, so none of its calls
+        stand (those streamed are reported aborted) and its text from its opener is content,
+        before the bad call's ``text``."""
+        streamed, head = self._block.break_list()
+        if self.trace is not None:
+            self.trace.break_list()
+        self._out += [ToolCallAborted(i, "a call of its list of calls does not read") for i in streamed]
+        return head + text
 
     def _cut_list(self) -> None:
         """The output ended inside a list of calls that must close (``FormatSpec.whole_list``):

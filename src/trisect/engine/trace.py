@@ -81,6 +81,15 @@ class Trace:
             start = self._open
             self.spans = [s for s in self.spans if not (s.kind in ("marker", "label", "dropped") and s.start >= start)]
 
+    def break_list(self) -> None:
+        """The open list of calls is none after all (a call of it does not read): its calls and
+        markers were not consumed, its text is content."""
+        if self._open >= 0:
+            start = self._open
+            kinds = ("call", "marker", "label", "dropped")
+            self.spans = [s for s in self.spans if not (s.kind in kinds and s.start >= start)]
+            self._calls, self._spilled = 0, True
+
     def enter(self, at: int) -> None:
         """An envelope opens at ``at``."""
         if self._open < 0:

@@ -32,6 +32,13 @@ Reference: Meta's prompt-format documents with real model responses
 (``<|tool_call_start|>`` / ``<|tool_call_end|>``, special tokens of the LFM2 tokenizer) and
 ``olmo3_tool_parser.py`` (``<function_calls>(.*?)</function_calls>``, one call per non-empty
 line joined into a list). No chat template or model output of OLMo 3 or LFM2 is staged.
+
+OLMo 3 and LFM2 read each argument's ``'…'`` string raw (``RawStringCallCodec``): their templates
+write ``key='`` + value + ``'`` with no escaping (``vllm-tool_chat_template_olmo3.jinja`` lines
+61-62, ``LFM2.5-8B-A1B.jinja`` lines 5-6, in ``tests/data/detect/heldout``), so a backslash and a
+newline there are the value's characters. vLLM 0.33's ``olmo3`` and ``lfm2`` parsers read them as
+Python escapes (``ast.literal_eval``), which turns the ``\\t`` of ``C:\\path\\to`` into a tab and
+drops a block with a raw newline into content: trisect follows the template, not vLLM, there.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from ..codecs.pythonic import PythonicCallCodec
+from ..codecs.pythonic import PythonicCallCodec, RawStringCallCodec
 from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
 
 _LIST = {"LIST_START": ("[",), "SEP": (",",), "LIST_END": ("]",)}
@@ -84,7 +91,7 @@ def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: Any) -> FormatSpec
     )
 
 
-def _block_list(name: str, start: str, end: str, **kw: Any) -> FormatSpec:
+def _block_list(name: str, start: str, end: str, *, codec: Any = PythonicCallCodec, **kw: Any) -> FormatSpec:
     """A list of calls between two markers (text outside them is content)."""
     return FormatSpec(
         name=name,
@@ -104,7 +111,7 @@ def _block_list(name: str, start: str, end: str, **kw: Any) -> FormatSpec:
             ("AFTER", "LIST_END", "BLOCK", ()),
             ("AFTER", "BLOCK_END", CONTENT, ()),
         ),
-        codec=PythonicCallCodec,
+        codec=codec,
         **kw,
     )
 
@@ -126,6 +133,7 @@ FORMATS = [
         "lfm2",
         "<|tool_call_start|>",
         "<|tool_call_end|>",
+        codec=RawStringCallCodec,  # the LFM2 / LFM2.5 templates write `key='` + value + `'`
         models=("Liquid LFM2",),
         reference="vLLM 0.33 lfm2_tool_parser.py",
     ),
@@ -143,7 +151,7 @@ FORMATS = [
             ("AFTER", "BLOCK_END", CONTENT, ()),
             ("BLOCK", "BLOCK_END", CONTENT, ()),
         ),
-        codec=PythonicCallCodec,
+        codec=RawStringCallCodec,  # the OLMo 3 template writes `key='` + value + `'`
         models=("OLMo 3",),
         reference="vLLM 0.33 olmo3_tool_parser.py",
     ),
