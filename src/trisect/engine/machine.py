@@ -84,6 +84,7 @@ class Machine:
         "_phase",
         "_offset",
         "reasoning_ended",
+        "_interrupted",
         "_lex",
         "_calls",
         "_fields",
@@ -118,6 +119,7 @@ class Machine:
             self._st = compiled.states[initial_state]
             self._offset = 0  # characters of output processed before the current data
             self.reasoning_ended = initial_state != REASONING
+            self._interrupted = False  # a tool call ended the reasoning block before its closer
             self._lex = Lexer(compiled, vocab)
             self._calls = CallTracker(spec, request, atomic=atomic_tool_calls, codec=codec)
             self._fields = Fields(Field(spec.strip), Field(spec.strip))
@@ -128,7 +130,7 @@ class Machine:
                 FRESH if spec.content_prefix else RUNNING if spec.reasoning_fallback is None else self._running_phase()
             )
             return
-        state, phase, offset, ended, lex, calls, fields, header, block, deferred = as_tuple(value, 10)
+        state, phase, offset, ended, interrupted, lex, calls, fields, header, block, deferred = as_tuple(value, 11)
         name = as_str(state)
         if name not in compiled.states:
             raise ValueError(f"{spec.name} has no state {name!r}")
@@ -136,6 +138,7 @@ class Machine:
         self._phase = as_enum(phase, Phase)
         self._offset = as_int(offset)
         self.reasoning_ended = as_bool(ended)
+        self._interrupted = as_bool(interrupted)
         self._lex = Lexer.from_value(compiled, vocab, lex)
         self._calls = CallTracker.from_value(spec, request, calls, atomic=atomic_tool_calls, codec=codec)
         self._fields = Fields.from_value(spec.strip, fields)
@@ -144,14 +147,15 @@ class Machine:
         self._deferred = Deferred.from_value(deferred)
 
     def to_value(self) -> Value:
-        """``(state, phase, offset, reasoning_ended, lexer, calls, fields, header, block,
-        deferred)``: everything the stream holds but its configuration (the compiled format,
+        """``(state, phase, offset, reasoning_ended, interrupted, lexer, calls, fields, header,
+        block, deferred)``: everything the stream holds but its configuration (the compiled format,
         the request's options, the tokenizer, the codec factory) and its trace."""
         return (
             self._st.name,
             self._phase,
             self._offset,
             self.reasoning_ended,
+            self._interrupted,
             self._lex.to_value(),
             self._calls.to_value(),
             self._fields.to_value(),
@@ -264,6 +268,14 @@ class Machine:
             if rule.by_id and not real:  # counts only as its special token: here it is text
                 scan = a + 1
                 continue
+            if rule.after_interrupt and not self._interrupted:  # no interrupted block: text
+                if real:  # the special token is text here: its id is used up
+                    lex.claim(terminal, data, a, b)
+                    self._text(data, pos, b)
+                    pos = scan = b
+                else:
+                    scan = a + 1
+                continue
             if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
                     self._text(data, pos, a)
@@ -288,6 +300,8 @@ class Machine:
             if a > pos:
                 self._text(data, pos, a)
             self._at = self._offset + a
+            if rule.after_interrupt:
+                self._interrupted = False  # the interrupted block's closer: it closes nothing more
             self._apply(rule, terminal, data[a:b])
             pos = scan = b
         used = n - len(lex.hold)
@@ -408,6 +422,8 @@ class Machine:
                 if not self.reasoning_ended:
                     self.reasoning_ended = True
                     self._out.append(ReasoningEnd())
+                # ended by anything but its closer (a tool call): the closer may still come
+                self._interrupted = acts != (Act.REASONING_END,) or self._c.states[nxt].region is not _CONTENT
             elif act is Act.CALL_START:
                 if calls.open is not None:
                     self._end_call(self._at)
@@ -443,6 +459,7 @@ class Machine:
         st = self._c.states[nxt]
         if st.region is _REASONING and region in _OPENS_REASONING:
             self.reasoning_ended = False  # a new reasoning block opens
+            self._interrupted = False
         if st.region is _HEADER and region is not _HEADER and Act.HEADER_START not in acts:
             self._header.at = self._at + len(marker)
         if (region in _FIELDS) is not (st.region in _FIELDS):

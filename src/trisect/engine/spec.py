@@ -107,6 +107,10 @@ class Rule:
     # the marker counts only as its special token, given by id; written as text it is text
     # (Mistral's [TOOL_CALLS] inside an explicit [THINK] block: only [/THINK] ends it as text)
     by_id: bool = False
+    # the marker counts only where a tool call ended the reasoning block before its closer came
+    # (the closer written after that call is the block's own: ``<think>R<tool_call>…</tool_call>
+    # </think>``); anywhere else it is text (a closer where no block is open)
+    after_interrupt: bool = False
     # read off ``acts`` once (the machine asks per marker): the marker may be text where a
     # lookahead or a value says so; it opens a call; it is text of an open call (it neither opens
     # a call nor a header); it is text of the state it leads to; it starts or ends a header

@@ -99,7 +99,11 @@ def think_format(
     the ``ends_on`` markers end reasoning only as special tokens given by id (``Rule.by_id``).
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
-    rows: list[tuple[Any, ...]] = [(REASONING, "THINK_END", CONTENT, (Act.REASONING_END,))]
+    rows: list[tuple[Any, ...]] = [
+        (REASONING, "THINK_END", CONTENT, (Act.REASONING_END,)),
+        # the closer of a block a tool call interrupted (Rule.after_interrupt); elsewhere text
+        (CONTENT, "THINK_END", CONTENT, (), {"after_interrupt": True}),
+    ]
     if start:
         terminals["THINK_START"] = start
         rows.append((REASONING, "THINK_START", REASONING, ()))
