@@ -44,9 +44,8 @@ def _calls(message: Message) -> list[tuple[str, dict[str, str]]]:
     "output",
     [
         "R" + THINK_END + SECTION.replace("<|close|>tools<|sep|>", "") + END,  # section left open at the turn's end
-        "R" + THINK_END + "<|open|>tools<|sep|>" + SECTION + END,  # a second opener
     ],
-    ids=["turn-end-in-open-section", "second-opener"],
+    ids=["turn-end-in-open-section"],
 )
 def test_a_tools_section_marker_never_reaches_content(output: str) -> None:
     for message in _both(output):

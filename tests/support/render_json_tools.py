@@ -698,6 +698,37 @@ def kimi_cases() -> Book:
         unfinished_call="<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea",
         truncated=True,
     )
+    SB, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+    for slug, header in [
+        ("call-id", "call_abc123:0"),
+        ("no-prefix", "get_time:0"),
+        ("text-after-index", "functions.get_time:0 x"),
+    ]:
+        bad = f"{SB}<|tool_call_begin|>{header}<|tool_call_argument_begin|>{j(UTC)}<|tool_call_end|>{SE}"
+        fam.add(
+            f"hand-malformed-header-{slug}",
+            "issue 20: the template writes 'functions.' + name + ':' + counter; a header of another shape names no "
+            "tool (never a fragment of an id): the block yields no call and is content, its markers included",
+            "Checking. " + bad,
+            content="Checking. " + bad,
+        )
+    bad = f"{SB}<|tool_call_begin|>functions.get_time:0 {j(UTC)}<|tool_call_end|>{SE}"
+    fam.add(
+        "hand-malformed-no-argument-marker",
+        "issue 20: a header <|tool_call_argument_begin|> never follows is a call that does not read, not a name that "
+        "runs on to the end of the output: content, its block's markers included, and the text after it too",
+        bad + " Done.",
+        content=bad + " Done.",
+    )
+    good = f"<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{j(UTC)}<|tool_call_end|>"
+    fam.add(
+        "hand-recovery-text-between-section-markers",
+        "issue 20: text in the section outside its calls is the model's and nothing is deleted: content, in order "
+        "(vLLM drops it; the section's markers are structure once the section yields a call)",
+        f"A {SB}then{good}and{SE} B",
+        content="A thenand B",
+        tool_calls=[exp("get_time", UTC, j(UTC), id="functions.get_time:0")],
+    )
     fam.common()
     fam.mention(ordinary_for("kimi_k2"))
     return b
@@ -843,6 +874,14 @@ def deepseek_v3_cases() -> Book:
         CB + f"{C1}search{SEP}" + '{"query": "wea',
         unfinished_call=CB + f"{C1}search{SEP}" + '{"query": "wea',
         truncated=True,
+    )
+    bad = CB + f"{C1}get_time {j(UTC)}{C2}" + CE
+    f31.add(
+        "hand-malformed-no-separator",
+        "issue 20: a name <｜tool▁sep｜> never follows is a call that does not read, not a name that runs on to the "
+        "end of the output: content, its block's markers included, and the text after it too",
+        bad + " Done.",
+        content=bad + " Done.",
     )
     f31.common()
     f31.mention(ordinary_for("deepseek_v3"))

@@ -379,7 +379,7 @@ def kimi_k3_book() -> Book:
 
     end = "<|close|>message<|sep|>"
     add(
-        "k3-tools-before-think-close",
+        "k3-recovery-tools-before-think-close",
         "issue 20: a complete tools section written before <|close|>think<|sep|> is the call; it ends the "
         "reasoning (as a call opener ends unterminated reasoning in the other families) and the think "
         "closer after it is a stray marker",
@@ -388,23 +388,16 @@ def kimi_k3_book() -> Book:
         tool_calls=[PARIS],
     )
     add(
-        "k3-turn-end-closes-open-section",
+        "k3-recovery-turn-end-closes-open-section",
         "issue 20: <|close|>message<|sep|> ends the turn, so it closes a tools section left open; it is a "
         "marker, never content",
         f"{R}<|close|>think<|sep|>" + tools_channel.replace("<|close|>tools<|sep|>", "") + end,
         reasoning=R,
         tool_calls=[PARIS],
     )
-    add(
-        "k3-second-tools-opener",
-        "issue 20: a second <|open|>tools<|sep|> inside an open section repeats the opener: a marker, never content",
-        f"{R}<|close|>think<|sep|><|open|>tools<|sep|>{tools_channel}{end}",
-        reasoning=R,
-        tool_calls=[PARIS],
-    )
     bad = '<|open|>call tool="get_weather" index="0"<|sep|>junk<|close|>call<|sep|>'
     add(
-        "k3-malformed-call-then-turn-end",
+        "k3-recovery-malformed-call-then-turn-end",
         "issue 20: a malformed call is its own text (content, markers included); the section's closer and "
         "the turn's end stay markers while the good call is returned",
         f"{R}<|close|>think<|sep|>" + tools_channel.replace("<|open|>tools<|sep|>", "<|open|>tools<|sep|>" + bad) + end,

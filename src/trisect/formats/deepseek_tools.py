@@ -19,7 +19,9 @@ Wire formats::
 The markers are added tokens 128806-128810 of the DeepSeek V3 vocabulary (matched by id when
 ids are given). Content may precede the block and follow it. The arguments are JSON, which
 decides where they end; a call whose JSON is invalid is not a call and its text, from
-``<｜tool▁call▁begin｜>`` on, is content. A block that yields no call is content whole, its
+``<｜tool▁call▁begin｜>`` on, is content; so is a V3.1 call whose name the separator never
+follows (the call's or the block's end comes first), rather than a name that runs on to the end
+of the output. A block that yields no call is content whole, its
 markers included (the engine's rule for blocks of calls). In V3 the call type before
 ``<｜tool▁sep｜>`` (``function``) is markup (``FormatSpec.call_markup``), and arguments written
 without the ```json fence (the name, a newline, the JSON) are accepted; other text in a call's
@@ -93,6 +95,9 @@ FORMATS = [
             ("CALLS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),
             ("CALLS", "CALLS_END", CONTENT, ()),
             ("NAME", "SEP", "ARGS", (Act.NAME_END,)),
+            # a name the separator never follows: the call ends there and does not read
+            ("NAME", "CALL_END", "CALLS", (Act.NAME_END, Act.CALL_END)),
+            ("NAME", "CALLS_END", CONTENT, (Act.NAME_END, Act.CALL_END)),
             ("ARGS", "CALL_END", "CALLS", (Act.CALL_END,)),
             ("ARGS", "CALLS_END", CONTENT, (Act.CALL_END,)),
             ("ARGS", "CALL_BEGIN", "NAME", (Act.CALL_START,)),

@@ -7,14 +7,17 @@ Wire format (Kimi-K2-Instruct chat template; one line, wrapped here)::
     <|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>
     <|tool_calls_section_end|>
 
-The header ``functions.NAME:N`` is the call id, written by the model: as vLLM reads it, the
-header (stripped) must begin with ``…:N`` (the longest such prefix is the id, text after the
-digits is ignored) and the name is the id before its first ``:`` without a leading
-``functions.`` (``functions.a.b:1`` is ``a.b``). ``N`` counts every tool call of the conversation
-(the template numbers them across turns); trisect also takes a header ``functions.NAME`` or
-``NAME`` without ``:N`` (a name with no ``.``), whose id is ``functions.NAME:K`` with ``K`` = the request's
-``history_tool_calls`` + the call's index (vLLM skips it). Any other header names no tool: the
-call is not a call (``functions.invalid.0``, where vLLM also skips the call).
+The header is the call id, written by the model as the template writes it:
+``'functions.' + name + ':' + counter`` (stripped). The name is what lies between ``functions.``
+and the last ``:`` (``functions.a.b:1`` is ``a.b``); ``N`` counts every tool call of the
+conversation (the template numbers them across turns). trisect also takes a header
+``functions.NAME`` or ``NAME`` without ``:N`` (a name with no ``.`` or ``:``), whose id is
+``functions.NAME:K`` with ``K`` = the request's ``history_tool_calls`` + the call's index (vLLM
+skips it). Any other header names no tool and the call is malformed (its text is content): an
+id of another shape (``call_abc123:0``, ``functions.f:0 extra``, ``functions.invalid.0``) is not
+a name to read a fragment of (vLLM's ``(.+:[0-9]+)`` prefix match names such a call ``call_abc123``).
+A header the arguments marker never follows (the call's or the section's end comes first) is a
+malformed call too, not a name that runs on to the end of the output.
 The arguments are JSON, which decides where they end (a marker inside a string is text).
 Text before and after the section is content. The singular ``<|tool_call_section_begin|>`` /
 ``<|tool_call_section_end|>`` spellings are accepted, and so is a call without the section.
@@ -32,17 +35,16 @@ from typing import Any
 from ..codecs import JsonArgsCodec
 from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 
-_ID = re.compile(r"(.+:[0-9]+)")  # vLLM parser/kimi_k2.py:49, matched at the header's start
+_ID = re.compile(r"functions\.([^:\s]+):[0-9]+")  # the template's 'functions.' + name + ':' + counter
 
 
 def _split_header(header: str) -> tuple[str, str | None]:
     """``functions.get_weather:0`` -> (``get_weather``, ``functions.get_weather:0``); ``("",
-    None)``: the header names no tool. The name is read as vLLM reads it (from the header's
-    start); the id is the whole header, so text after the index (``0x``) is kept, not dropped."""
+    None)``: the header names no tool (the call is malformed)."""
     header = header.strip()
-    m = _ID.match(header)
+    m = _ID.fullmatch(header)
     if m is not None:
-        return m.group(1).split(":")[0].removeprefix("functions."), header
+        return m.group(1), header
     name = header.removeprefix("functions.")
     if name and not any(ch in name for ch in ".:"):
         return name, None  # no index: the id is made from the history (_kimi_id)
@@ -73,6 +75,9 @@ FORMATS = [
             ("SECTION", "CALL_BEGIN", "CALL_HEADER", (Act.CALL_START,)),
             ("SECTION", "SECTION_END", CONTENT, ()),
             ("CALL_HEADER", "ARG_BEGIN", "ARGS", (Act.NAME_END,)),
+            # a header with no arguments marker: the call ends there and does not read
+            ("CALL_HEADER", "CALL_END", "SECTION", (Act.NAME_END, Act.CALL_END)),
+            ("CALL_HEADER", "SECTION_END", CONTENT, (Act.NAME_END, Act.CALL_END)),
             ("ARGS", "CALL_END", "SECTION", (Act.CALL_END,)),
             ("ARGS", "SECTION_END", CONTENT, (Act.CALL_END,)),  # <|tool_call_end|> left out
             ("ARGS", "CALL_BEGIN", "CALL_HEADER", (Act.CALL_START,)),

@@ -28,8 +28,7 @@ text, kept as written when it is valid JSON and a string otherwise. A call count
 ``<|close|>call<|sep|>`` is seen (as in vLLM); a call cut off or without a ``tool`` is content,
 markers included, and so is one whose body holds anything but ``argument key="…"`` elements
 (``<|open|>json<|sep|>…``, an argument without a key): it is never ``{}``. ``<|close|>message<|sep|>``
-closes a section left open and a second ``<|open|>tools<|sep|>`` inside one repeats the opener:
-both are markers, never content. A tools opener inside the think channel ends the reasoning (a
+closes a section left open: a marker, never content. A tools opener inside the think channel ends the reasoning (a
 section written before ``<|close|>think<|sep|>`` is the call, as a call opener ends unterminated
 reasoning in the other families); the think closer after it is a stray marker. The tool format
 also unwraps the response channel, so it reads the content without the reasoning format too.
@@ -120,10 +119,8 @@ FORMATS = [
             (CONTENT, "TOOLS_OPEN", "TOOLS", ()),
             ("TOOLS", "CALL_OPEN", "CALL_HEAD", (Act.CALL_START,)),
             ("TOOLS", "TOOLS_CLOSE", CONTENT, ()),
-            # the turn's end closes a section left open; a second opener inside one is a
-            # duplicate of the first: both are markers, never content
+            # the turn's end closes a section left open: a marker, never content
             ("TOOLS", "MESSAGE_CLOSE", CONTENT, ()),
-            ("TOOLS", "TOOLS_OPEN", "TOOLS", ()),
             ("CALL_HEAD", "SEP", "ARGS", (Act.NAME_END,)),
             ("ARGS", "ARG_OPEN", "ARG_HEAD", (Act.ARG_MARKER,), ("key=",)),
             ("ARG_HEAD", "SEP", "ARGS", (Act.ARG_MARKER,)),
