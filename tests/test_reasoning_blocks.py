@@ -102,3 +102,20 @@ def test_a_second_block_as_text_is_content_with_both_markers(fmt: str) -> None:
     msg = Parser(fmt).parse(SECOND)
     assert (msg.reasoning, msg.content) == ("First.", "Partial.<think>\nSecond.\n</think>\n\nFinal.")
     assert _streamed(Parser(fmt), SECOND) == (msg.reasoning, msg.content)
+
+
+def test_the_closer_of_a_block_a_call_interrupted_is_consumed() -> None:
+    """The Qwen3 template ends a block with ``</think>``; a model that calls a tool from inside
+    its reasoning still writes that closer after the call: it closes the block, it is no content.
+    A second closer after it closes nothing and is text."""
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    call = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    parser = Parser("qwen3", "hermes")
+    for output, content in (
+        (f"<think>\nCheck.\n{call}\n</think>\n\nDone.", "Done."),
+        (f"<think>\nCheck.\n{call}\n</think>\n\nDone.</think>x", "Done.</think>x"),
+    ):
+        whole = parser.parse(output, tools=tools)
+        assert (whole.reasoning, whole.content) == ("Check.", content)
+        assert [c.name for c in whole.tool_calls] == ["f"]
+        assert _streamed(parser, output, tools=tools) == ("Check.", content)

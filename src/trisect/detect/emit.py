@@ -50,6 +50,10 @@ def _guard(rule: Rule) -> dict[str, Any]:
         guard["key_end"] = rule.key_end
     if rule.value_text:
         guard["value_text"] = True
+    if rule.by_id:
+        guard["by_id"] = True
+    if rule.after_interrupt:
+        guard["after_interrupt"] = True
     return guard
 
 

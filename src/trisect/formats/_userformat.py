@@ -230,15 +230,15 @@ class _Reader:
         """A row's guard: the follow strings, or a table of ``Rule`` guards."""
         if not isinstance(value, dict):
             return {"follow": self.strings(value, path)}
-        unknown = set(value) - {"follow", "follow_end", "key_end", "value_text", "by_id"}
+        unknown = set(value) - {"follow", "follow_end", "key_end", "value_text", "by_id", "after_interrupt"}
         if unknown:
             raise self.error(
-                path, f"unknown guard {sorted(unknown)}; guards: follow, follow_end, key_end, value_text, by_id"
+                path, f"unknown guard {sorted(unknown)}; guards: follow, follow_end, key_end, value_text, by_id, after_interrupt"
             )
         guard: dict[str, Any] = {}
         if "follow" in value:
             guard["follow"] = self.strings(value["follow"], path)
-        for flag in ("follow_end", "value_text", "by_id"):
+        for flag in ("follow_end", "value_text", "by_id", "after_interrupt"):
             if flag in value:
                 if not isinstance(value[flag], bool):
                     raise self.error(path, f"{flag} must be true or false")
