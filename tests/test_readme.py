@@ -119,9 +119,12 @@ def _readme_step(tmp_path: Path, commands: list[str]) -> tuple[subprocess.Comple
 
 
 def test_ci_runs_the_readme_commands_in_order_in_one_copy(tmp_path: Path) -> None:
-    """.ci/run's readme step runs the first screen's two commands in order, in one copy of the
-    repository without CI set, and fails when one fails or when there are not two."""
-    assert re.search(r"^step readme readme_commands$", (README.parent / ".ci" / "run").read_text(), re.M)
+    """.ci/run's portable step runs the first screen's two commands in order (``readme_commands``,
+    in the checkout; by default in one copy of the repository) without CI set, and fails when one
+    fails or when there are not two."""
+    script = (README.parent / ".ci" / "run").read_text()
+    assert re.search(r"^step portable portable$", script, re.M)
+    assert re.search(r"^portable\(\) \{\n(?:.*\n)*?  readme_commands \. \|\| return$", script, re.M)
     first = 'python3 -m venv .venv && touch made-by-first && echo "first $PWD ${CI-unset}" >> "$LOG"'
     second = 'python3 -m venv .venv && test -f made-by-first && echo "second $PWD ${CI-unset}" >> "$LOG"'
     result, log = _readme_step(tmp_path, [first, second])

@@ -232,9 +232,8 @@ class _Reader:
             return {"follow": self.strings(value, path)}
         unknown = set(value) - {"follow", "follow_end", "key_end", "value_text", "by_id", "after_interrupt"}
         if unknown:
-            raise self.error(
-                path, f"unknown guard {sorted(unknown)}; guards: follow, follow_end, key_end, value_text, by_id, after_interrupt"
-            )
+            known = "follow, follow_end, key_end, value_text, by_id, after_interrupt"
+            raise self.error(path, f"unknown guard {sorted(unknown)}; guards: {known}")
         guard: dict[str, Any] = {}
         if "follow" in value:
             guard["follow"] = self.strings(value["follow"], path)
