@@ -84,6 +84,13 @@ def test_the_fuzz_jobs_run_on_a_few_cases(seed: int) -> None:
         assert finding.line["token_ids"] is not None
 
 
+def test_text_no_tokenizer_can_write_has_no_ids_and_stops_no_worker() -> None:
+    """A mutation may leave a lone surrogate; every tokenizer of the cases must answer ``None``
+    for it, never raise (SentencePiece raised RuntimeError and killed a CI fuzz worker)."""
+    for name in corpus.tokenizer_names():
+        assert corpus.encode(name, "a\ud800b") is None, name
+
+
 def test_the_fuzz_step_fails_when_it_did_not_run(tmp_path: Path) -> None:
     """The CI step's driver, on one case: it covers the case and its tokenizer, reports its
     volume, and exits 2 (CI fails) because it spent less CPU than it was asked to."""

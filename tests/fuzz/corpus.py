@@ -60,11 +60,12 @@ def markers() -> tuple[str, ...]:
 
 def encode(name: str, text: str) -> list[int] | None:
     """``text``'s ids under tokenizer ``name``, or ``None`` where it cannot be encoded or does not
-    decode back to itself (a lone surrogate; a normalising tokenizer)."""
+    decode back to itself (a lone surrogate; a normalising tokenizer). SentencePiece refuses a
+    lone surrogate with a ``RuntimeError`` (pybind11 cannot cast the string)."""
     try:
         ids = tokenizers.encode(name, text)
         back = tokenizers.decode(name, ids)
-    except (UnicodeError, ValueError, TypeError, OverflowError):
+    except (UnicodeError, ValueError, TypeError, OverflowError, RuntimeError):
         return None
     return ids if back == text else None
 

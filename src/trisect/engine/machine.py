@@ -269,12 +269,7 @@ class Machine:
                 scan = a + 1
                 continue
             if rule.after_interrupt and not self._interrupted:  # no interrupted block: text
-                if real:  # the special token is text here: its id is used up
-                    lex.claim(terminal, data, a, b)
-                    self._text(data, pos, b)
-                    pos = scan = b
-                else:
-                    scan = a + 1
+                pos, scan = self._marker_text(real, terminal, data, pos, a, b)
                 continue
             if rule.guarded:
                 if a > pos:  # text before the marker is text whatever the marker turns out to be
@@ -287,13 +282,8 @@ class Machine:
                     if verdict is None:  # wait for what comes after the marker (its id stays queued)
                         lex.hold = data[a:]
                         break
-                    if not verdict:
-                        if real:  # the special token is value text: its id is used up here
-                            lex.claim(terminal, data, a, b)
-                            self._text(data, a, b)
-                            pos = scan = b
-                        else:
-                            scan = a + 1
+                    if not verdict:  # value text
+                        pos, scan = self._marker_text(real, terminal, data, pos, a, b)
                         continue
             if real:
                 lex.claim(terminal, data, a, b)
@@ -308,6 +298,16 @@ class Machine:
         self._offset += used
         if lex.mode is not TEXT:
             lex.bytes_at(data, used)
+
+    def _marker_text(self, real: bool, terminal: str, data: str, pos: int, a: int, b: int) -> tuple[int, int]:
+        """A marker at ``data[a:b]`` that is text where it stands: ``(pos, scan)`` after it. As
+        its special token (``real``) its id is used up here and the text up to its end goes out;
+        written as text the scanner looks again from the next character."""
+        if not real:
+            return pos, a + 1
+        self._lex.claim(terminal, data, a, b)
+        self._text(data, pos, b)
+        return b, b
 
     # ------------------------------------------------------------------ text routing
 
