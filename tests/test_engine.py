@@ -210,7 +210,11 @@ def test_prompt_decides_the_initial_state() -> None:
         "<|im_start|>assistant\n<think>\nold\n</think>\n\nold<|im_end|>\n"
         "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
     )
-    assert parser.parse("new</think>answer", prompt_text=history).reasoning == "new"
+    assert parser.parse("<think>new</think>answer", prompt_text=history).reasoning == "new"
+    # Qwen3's template leaves the opener to the model: an output that does not write it is content
+    assert parser.parse("new</think>answer", prompt_text=history).content == "new</think>answer"
+    # DeepSeek R1's models may start thinking without it: the same output is reasoning there
+    assert Parser("deepseek_r1", None).parse("new</think>answer", prompt_text=history).reasoning == "new"
 
 
 CASE = Case(

@@ -130,3 +130,56 @@ def test_continue_final_message(partial: str, want: str) -> None:
     qwen = Parser("qwen3", tokenizer=tokenizers.load("qwen3"))
     assert qwen.stream(prompt_token_ids=ids).state == want
     assert qwen.is_reasoning_end(ids) == (want != R)
+
+
+# families whose templates end the generation prompt at the assistant's turn with thinking on,
+# leaving '<think>' to the model (FormatSpec.model_opens)
+MODEL_OPENS = [
+    ("qwen3", "qwen3", "Qwen-Qwen3-0.6B.jinja"),
+    ("glm45", "glm", "GLM-4.6.jinja"),
+    ("kimi_k2", "kimi_k2", "Kimi-K2-Thinking.jinja"),
+]
+
+
+def _message(parser: Parser, output: str, whole: bool, **options: Any) -> tuple[str | None, str | None]:
+    if whole:
+        msg = parser.parse(output, **options)
+        return msg.reasoning, msg.content
+    stream = parser.stream(**options)
+    reasoning, content = [], []
+    for delta in [stream.feed(ch) for ch in output] + [stream.finish()]:
+        if delta is not None:
+            reasoning.append(delta.reasoning or "")
+            content.append(delta.content or "")
+    return "".join(reasoning) or None, "".join(content) or None
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["parse", "stream"])
+@pytest.mark.parametrize("turns", ["single", "multi"])
+@pytest.mark.parametrize(("fmt", "tok", "template"), MODEL_OPENS)
+def test_a_prompt_that_left_the_opener_to_the_model_reads_what_it_wrote(
+    fmt: str, tok: str, template: str, turns: str, whole: bool
+) -> None:
+    """The template rendered thinking on, and the prompt opens no block: the model thinks only by
+    writing the opener, so an output without it is content from its first character, and one
+    with it is reasoning then content. By text and by the prompt's ids alike; with no prompt,
+    the family's default (reasoning first) stands."""
+    prompt = _prompt(template, [USER] if turns == "single" else HISTORY, {})
+    assert Parser(fmt).stream(prompt_text=prompt).state == R  # undecided until the output says
+    with_ids = Parser(fmt, tokenizer=tokenizers.load(tok))
+    ids = tokenizers.encode(tok, prompt)
+    for given in ({"prompt_text": prompt}, {"prompt_token_ids": ids}):
+        parser = with_ids if "prompt_token_ids" in given else Parser(fmt)
+        assert _message(parser, "\nSunny, 21 C.", whole, **given) == (None, "Sunny, 21 C.")
+        assert _message(parser, "<think>\nWarm.\n</think>\n\nSunny.", whole, **given) == ("Warm.", "Sunny.")
+        # the stray closer of an answer is its text (the block never opened)
+        assert _message(parser, "Sunny.</think>", whole, **given) == (None, "Sunny.</think>")
+        # a closer before any text ends an empty block: no text is read as either field wrongly
+        assert _message(parser, "</think>\n\nSunny.", whole, **given) == (None, "Sunny.")
+    assert _message(Parser(fmt), "Sunny.", whole) == ("Sunny.", None)
+    # grammar timing agrees: reasoning has not ended before the output, and ends with its first text
+    assert not with_ids.is_reasoning_end([], prompt_token_ids=ids)
+    tracker = with_ids.reasoning_tracker(prompt_token_ids=ids)
+    assert not tracker.feed([])
+    assert tracker.feed(tokenizers.encode(tok, "Sunny."))
+    assert not with_ids.reasoning_ended_at_start(prompt_token_ids=ids)

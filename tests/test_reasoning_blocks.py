@@ -50,12 +50,15 @@ def test_a_closer_inside_content_is_what_the_qwen3_template_writes() -> None:
 )
 def test_a_stray_closer_is_never_deleted(options: dict[str, object]) -> None:
     """Whole, streamed per character, with and without the prompt: the closer of a block that is
-    already closed stays in content; a first closer after a prompt that opened no block ends the
-    reasoning that thinking-on starts in (vLLM's qwen3: what precedes it is reasoning)."""
+    already closed stays in content. A first closer with no prompt given ends the reasoning that
+    thinking-on starts in (what precedes it is reasoning); after a prompt that left the opener to
+    the model (Qwen3's generation prompt ends ``<|im_start|>assistant\n``), an output that does
+    not begin with ``<think>`` is content, its closer included (FormatSpec.model_opens)."""
     parser = Parser("qwen3", tokenizer=tokenizers.load("qwen3"))
     first = "plan</think>Hi"
     twice = "<think>a</think>b</think>c"
-    for text, want in [(first, ("plan", "Hi")), (twice, ("a", "b</think>c"))]:
+    read_first = ("plan", "Hi") if not options else (None, "plan</think>Hi")
+    for text, want in [(first, read_first), (twice, ("a", "b</think>c"))]:
         msg = parser.parse(text, **options)
         assert (msg.reasoning, msg.content) == want
         assert _streamed(parser, text, **options) == want

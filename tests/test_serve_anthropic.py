@@ -272,7 +272,7 @@ def test_a_final_assistant_turn_is_a_prefill() -> None:
 
 
 def test_thinking_switches_the_parser_with_the_template() -> None:
-    with stack("vllm", _play("plan</think>Hi"), served_model("qwen3", "hermes")) as (replay, app):
+    with stack("vllm", _play("<think>plan</think>Hi"), served_model("qwen3", "hermes")) as (replay, app):
         client = _client(app)
         on = client.messages.create(**_ask(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=2048))
         off = client.messages.create(**_ask(thinking={"type": "disabled"}))
@@ -280,7 +280,7 @@ def test_thinking_switches_the_parser_with_the_template() -> None:
         {"type": "thinking", "thinking": "plan", "signature": "trisect-unsigned"},
         {"type": "text", "text": "Hi"},
     ]
-    assert _blocks(off) == [{"type": "text", "text": "plan</think>Hi"}]  # thinking off: the markers are text
+    assert _blocks(off) == [{"type": "text", "text": "<think>plan</think>Hi"}]  # thinking off: the markers are text
 
 
 def test_count_tokens_is_the_engines_count_of_the_rendered_prompt() -> None:

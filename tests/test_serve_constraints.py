@@ -77,7 +77,11 @@ class Engine:
             if self.tokenizer:  # the matched stop string's ids arrive, its text does not
                 marker = ReplayPiece("", tuple(tokenizers.encode(self.tokenizer, "</think>")))
             return [
-                ReplayChoice((self._piece(REASONING[:20]), self._piece(REASONING[20:]), marker), stop_reason="</think>")
+                # the model opens its block itself: Qwen3's prompt ends at the assistant's turn
+                ReplayChoice(
+                    (self._piece("<think>" + REASONING[:20]), self._piece(REASONING[20:]), marker),
+                    stop_reason="</think>",
+                )
             ]
         return [ReplayChoice((self._piece(f"<think>{REASONING}</think>{self.after}"),))]
 
@@ -100,9 +104,9 @@ def test_two_phases_grammar_after_reasoning(kind: str, tokenizer: str | None) ->
         assert _constraint(first) is None and "</think>" in _stops(first)  # phase one: free, stops at the marker
         assert _constraint(second) == ("json_schema", json_schema(TOOLS, "required"))
         prompt_key = "prompt" if kind == "llamacpp" else "text"
-        assert second[prompt_key] == first[prompt_key] + REASONING + "</think>"
+        assert second[prompt_key] == first[prompt_key] + "<think>" + REASONING + "</think>"
         used = (
-            sum(len(tokenizers.encode("qwen3", t)) for t in (REASONING[:20], REASONING[20:], "</think>"))
+            sum(len(tokenizers.encode("qwen3", t)) for t in ("<think>" + REASONING[:20], REASONING[20:], "</think>"))
             if tokenizer
             else 0
         )  # the ids phase one sent, the marker's included
@@ -117,7 +121,7 @@ def test_two_phases_grammar_after_reasoning(kind: str, tokenizer: str | None) ->
         # the same output through the library, as one text
         expected = chat_completion(
             served.parser,
-            f"{REASONING}</think>{CALLS}",
+            f"<think>{REASONING}</think>{CALLS}",
             tools=TOOLS,
             tool_choice="required",
             prompt_text=first[prompt_key],
@@ -142,7 +146,7 @@ def test_two_phases_grammar_after_reasoning(kind: str, tokenizer: str | None) ->
 
 def test_phase_one_that_never_ends_reasoning_sends_no_grammar() -> None:
     def engine(body: dict[str, Any]) -> list[ReplayChoice]:
-        return [ReplayChoice((ReplayPiece("still thinking"),), "length")]
+        return [ReplayChoice((ReplayPiece("<think>still thinking"),), "length")]
 
     with stack("llamacpp", engine, served_model("qwen3", "hermes")) as (replay, app):
         whole = _ask(app, tool_choice="required")

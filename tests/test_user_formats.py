@@ -173,6 +173,7 @@ def test_an_example_file_is_its_built_in_format(file: str) -> None:
         "turn_markers",
         "tool_start_ends_reasoning",
         "plain_when_off",
+        "model_opens",
         "grammar",
         "validate_names",
     ):

@@ -15,7 +15,7 @@ from typing import Any
 from .engine.compile import CompiledFormat, compile_format
 from .engine.envelope import DEFAULT_MAX_BYTES, NO_TOKENIZER, Binding, canonical, digest, unseal
 from .engine.event_stream import VALUE_ENUMS, EventStream
-from .engine.spec import CONTENT, REASONING, FormatSpec, Region, combine
+from .engine.spec import CONTENT, OPENING, REASONING, FormatSpec, Region, combine
 from .engine.value import Value, as_bool, as_tuple
 from .engine.vocab import Vocab
 from .engine.whole import whole_events
@@ -180,7 +180,7 @@ class Parser:
             # channel formats (Harmony): a message header decides, and an analysis message may
             # come first, so only a prompt that already opened a non-reasoning message counts
             return compiled.states[state].region is Region.CONTENT
-        return state != REASONING
+        return state != REASONING and state != OPENING
 
     def __repr__(self) -> str:
         return f"Parser(reasoning={self.reasoning!r}, tools={self.tools!r})"
@@ -205,6 +205,9 @@ class Parser:
         prompt_known = request.prompt_text is not None or request.prompt_token_ids is not None
         if prompt_known and request.constrained and not request.include_reasoning:
             return CONTENT  # hidden and constrained: the grammar applies from the first token
+        if prompt_known and compiled.spec.model_opens and "THINK_START" in compiled.spec.terminals:
+            # the template left the opener to the model: only an output that writes it thinks
+            return OPENING if compiled.spec.initial(request) == REASONING else CONTENT
         state = compiled.spec.initial(request)
         return state if state in states else CONTENT
 
@@ -341,14 +344,14 @@ class Parser:
         latest block wins; options as for ``parse()`` decide where the output starts. Cost: the
         ids after the last marker (no decoding); per decode step use ``reasoning_tracker``."""
         view, initial, default = self._token_view(options)
-        if view.needs_engine:
+        if view.needs_engine or initial == OPENING:
             return self.reasoning_tracker(**options).feed(token_ids)
         return view.is_reasoning_end(token_ids, initial, default)
 
     def reasoning_tracker(self, **options: Any) -> ReasoningTracker | EngineTracker:
         """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
         view, initial, default = self._token_view(options)
-        if view.needs_engine:
+        if view.needs_engine or initial == OPENING:  # the output's first text decides: the engine reads it
             return EngineTracker(self.stream(**options).engine)
         return view.tracker(initial, default)
 

@@ -112,6 +112,8 @@ def format_toml(spec: FormatSpec, *, comment: Iterable[str] = ()) -> str:
         lines.append(f"tool_start_ends_reasoning = {_value(spec.tool_start_ends_reasoning)}")
         if spec.plain_when_off:
             lines.append("plain_when_off = true")
+        if spec.model_opens:
+            lines.append("model_opens = true")
         lines.append(f"turn_markers = {_value(list(spec.turn_markers))}")
         rule = recipe["initial"]
         if isinstance(rule, str):

@@ -35,11 +35,12 @@ from .codec import CodecFactory
 from .compile import CompiledFormat
 from .deferred import Deferred
 from .events import ContentText, Event, ReasoningEnd, ReasoningText, ToolCallAborted, ToolCallUnfinished
-from .fields import Field, Fields
+from .fields import Field, Fields, skip_lead
 from .guards import marker_counts
 from .headers import Header
 from .lexer import TEXT, Lexer, holdback
-from .spec import REASONING, Act, Region, Rule
+from .spec import CONTENT, REASONING, Act, Region, Rule
+from .spec import OPENING as OPENING_START
 from .stream_options import StreamOptions
 from .trace import Trace
 from .tracker import CallTracker
@@ -64,11 +65,16 @@ class Phase(enum.Enum):
     # the held reasoning ended and nothing followed yet: text or a marker makes it reasoning; the
     # end of the output, with nothing after it, makes it the content (the swap: content empty)
     HOLDING = "holding"
+    # the prompt left the opener to the model (``spec.OPENING``): the state is REASONING, and the
+    # output's first non-blank text or marker decides. The opener keeps the block open, a closer
+    # ends it empty; anything else makes the output content from its start (a thinking model
+    # writes the opener first)
+    OPENING = "opening"
     RUNNING = "running"
     FINISHED = "finished"
 
 
-FRESH, DEFERRING, HOLDING, RUNNING, FINISHED = Phase
+FRESH, DEFERRING, HOLDING, OPENING, RUNNING, FINISHED = Phase
 
 
 class Machine:
@@ -116,6 +122,9 @@ class Machine:
         self._find: Finder | None = None  # how a whole text's markers are found (``engine.whole``)
         self.trace: Trace | None = None  # set to a Trace to record what the stream consumes
         if value is None:
+            opening = initial_state == OPENING_START
+            if opening:
+                initial_state = REASONING
             self._st = compiled.states[initial_state]
             self._offset = 0  # characters of output processed before the current data
             self.reasoning_ended = initial_state != REASONING
@@ -127,7 +136,13 @@ class Machine:
             self._block = Block(spec.whole_list)
             self._deferred = Deferred()
             self._phase = (
-                FRESH if spec.content_prefix else RUNNING if spec.reasoning_fallback is None else self._running_phase()
+                OPENING
+                if opening
+                else FRESH
+                if spec.content_prefix
+                else RUNNING
+                if spec.reasoning_fallback is None
+                else self._running_phase()
             )
             return
         state, phase, offset, ended, interrupted, lex, calls, fields, header, block, deferred = as_tuple(value, 11)
@@ -285,6 +300,16 @@ class Machine:
                     if not verdict:  # value text
                         pos, scan = self._marker_text(real, terminal, data, pos, a, b)
                         continue
+            if self._phase is OPENING:
+                if a > pos:  # blank text is dropped; any other makes the output content
+                    self._text(data, pos, a)
+                    pos = a
+                if self._phase is OPENING and (terminal == "THINK_START" or terminal == "THINK_END"):
+                    self._phase = RUNNING  # the model opened the block (or closed an empty one)
+                else:
+                    self._as_content()
+                    scan = pos  # the marker is read again, as content's
+                    continue
             if real:
                 lex.claim(terminal, data, a, b)
             if a > pos:
@@ -352,6 +377,12 @@ class Machine:
     def _field(self, region: Region, data: str, i: int, j: int) -> None:
         """``data[i:j]``, text of a field (reasoning or content)."""
         if region is _REASONING:
+            if self._phase is OPENING:
+                if skip_lead(data, i, j, self._c.spec.strip) == j:
+                    return  # leading whitespace: either field drops it
+                self._as_content()
+                self._field(_CONTENT, data, i, j)
+                return
             if self._phase is DEFERRING:
                 self._deferred.add(data[i:j])
                 return
@@ -478,6 +509,12 @@ class Machine:
         self._st = st
         if rule.kept:
             self._text(marker, 0, len(marker))  # the marker is text of the state it leads to
+
+    def _as_content(self) -> None:
+        """The output did not begin with the opener (``OPENING``): it is content from its start."""
+        self._st = self._c.states[CONTENT]
+        self._phase = RUNNING
+        self.reasoning_ended = True
 
     def _held_is_reasoning(self) -> None:
         """Something followed the held reasoning block (HOLDING): it is reasoning, and it ended."""

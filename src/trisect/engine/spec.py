@@ -69,6 +69,10 @@ class Act(enum.Enum):
 
 REASONING = "REASONING"
 CONTENT = "CONTENT"
+# not a state of any table: the start a prompt gives that left the reasoning opener to the model
+# (``FormatSpec.model_opens``); the machine runs it as REASONING until the output's first
+# non-blank text or marker decides (``Phase.OPENING``)
+OPENING = "OPENING"
 ARGS_DONE = "ARGS_DONE"  # pseudo-terminal: the argument codec finished its own structure
 ARGS_FAILED = "ARGS_FAILED"  # pseudo-terminal: the codec failed (default: the ARGS_DONE rule)
 # pseudo-terminal: the state's first text takes this rule and is read in the next state (a
@@ -211,6 +215,10 @@ class FormatSpec:
     # the family's markers are plain text then, as its reference parser has no think terminals
     # in that mode (``<think>hmm</think>Hello`` is content as written)
     plain_when_off: bool = False
+    # the family's templates leave the reasoning opener to the model (the generation prompt ends
+    # at the assistant's turn, and a thinking model writes ``<think>`` first): given a prompt that
+    # neither opened nor closed a block, an output that does not begin with the opener is content
+    model_opens: bool = False
     content_prefix: str = ""  # content emitted before the output (minimax_m2_append_think)
     # tool formats
     codec: CodecFactory | None = None
@@ -347,6 +355,7 @@ def combine(reasoning: FormatSpec | None, tools: FormatSpec | None) -> FormatSpe
         reasoning_fallback=r.reasoning_fallback,
         fallback_when_empty=r.fallback_when_empty,
         plain_when_off=r.plain_when_off,
+        model_opens=r.model_opens,
         content_prefix=r.content_prefix,
         codec=tools.codec,
         validate_names=tools.validate_names,

@@ -68,6 +68,7 @@ def think_format(
     plain_when_off: bool = False,
     fallback_when_empty: bool = False,
     ends_by_id: bool = False,
+    model_opens: bool = False,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
@@ -96,7 +97,8 @@ def think_format(
     ``vocab_suffix``: the markers carry a per-checkpoint suffix (``FormatSpec.vocab_suffix``).
     ``plain_when_off``: with thinking switched off the markers are plain text
     (``FormatSpec.plain_when_off``); ``fallback_when_empty``: see ``FormatSpec``; ``ends_by_id``:
-    the ``ends_on`` markers end reasoning only as special tokens given by id (``Rule.by_id``).
+    the ``ends_on`` markers end reasoning only as special tokens given by id (``Rule.by_id``);
+    ``model_opens``: the templates leave the start marker to the model (``FormatSpec.model_opens``).
     """
     terminals: dict[str, tuple[str, ...]] = {"THINK_END": end}
     rows: list[tuple[Any, ...]] = [
@@ -140,6 +142,7 @@ def think_format(
         turn_markers=turn_markers,
         reasoning_fallback=reasoning_fallback,
         plain_when_off=plain_when_off,
+        model_opens=model_opens,
         fallback_when_empty=fallback_when_empty,
         vocab_suffix=vocab_suffix,
         models=models,

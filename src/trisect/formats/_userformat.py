@@ -6,9 +6,9 @@ What a file may say (``docs/CONTRIBUTING-FORMATS.md`` documents every key with a
 markers), ``special`` (the terminals that are special tokens, or ``true`` for all), ``regions``
 (state -> field), ``transitions.rows`` (``[state, terminal, next, [acts], guard]``, one row
 per line), ``strip``; for reasoning formats ``initial`` (a state, or a thinking switch),
-``tool_start_ends_reasoning``, ``plain_when_off``, ``turn_markers``, ``content_prefix``; for tool formats
-``codec`` (``type`` and that codec's options), ``call_name`` (how the name region reads),
-``call_id``, ``validate_names`` and ``grammar``. What Python formats express with functions
+``tool_start_ends_reasoning``, ``plain_when_off``, ``model_opens``, ``turn_markers``,
+``content_prefix``; for tool formats ``codec`` (``type`` and that codec's options), ``call_name``
+(how the name region reads), ``call_id``, ``validate_names`` and ``grammar``. What Python formats express with functions
 (Harmony's message headers, Nemotron's reasoning fallback) has no TOML form.
 
 Every key is checked: an unknown key, a wrong type or an unknown name is a ``FormatError`` that
@@ -64,6 +64,7 @@ _TOP = {
     "initial": (str, dict),
     "tool_start_ends_reasoning": bool,
     "plain_when_off": bool,
+    "model_opens": bool,
     "turn_markers": list,
     "content_prefix": str,
     "codec": dict,
@@ -305,7 +306,7 @@ class _Reader:
             fields["strip"] = data["strip"]
         if "initial" in data:
             fields["initial"] = self.initial(data["initial"], regions)
-        for key in ("tool_start_ends_reasoning", "plain_when_off", "content_prefix", "validate_names"):
+        for key in ("tool_start_ends_reasoning", "plain_when_off", "model_opens", "content_prefix", "validate_names"):
             if key in data:
                 fields[key] = data[key]
         if "turn_markers" in data:

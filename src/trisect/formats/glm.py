@@ -42,6 +42,7 @@ def glm_like(
     reference: str,
     turn_markers: tuple[str, ...] = GLM_TURN_MARKERS,
     reopens_by_id: bool = False,
+    model_opens: bool = False,
 ) -> FormatSpec:
     return think_format(
         name,
@@ -50,6 +51,7 @@ def glm_like(
         ends_on=GLM_TOOL_START,
         plain_when_off=True,
         reopens_by_id=reopens_by_id,
+        model_opens=model_opens,
         turn_markers=turn_markers,
         models=models,
         reference=reference,
@@ -60,6 +62,7 @@ FORMATS = [
     glm_like(
         "glm45",
         reopens_by_id=True,
+        model_opens=True,
         models=("GLM-4.5", "GLM-4.5-Air", "GLM-4.6"),
         reference="GLM-4.6 chat template; vLLM glm45 reasoning parser",
     ),

@@ -29,6 +29,7 @@ FORMATS = [
     think_format(
         "kimi_k2",
         initial=thinking_switch("thinking", "enable_thinking", default=True),
+        model_opens=True,
         opens_in_content=True,
         tool_start_ends_reasoning=True,
         ends_on={"SECTION_BEGIN": ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")},

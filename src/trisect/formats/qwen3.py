@@ -38,6 +38,7 @@ FORMATS = [
     think_format(
         "qwen3",
         initial=thinking_switch("enable_thinking", "thinking", default=True),
+        model_opens=True,
         tool_start_ends_reasoning=True,
         reopens_by_id=True,
         ends_on={"TOOL_OPENER": ("<tool_call>",)},

@@ -23,6 +23,7 @@ FORMATS = [
         start=("<seed:think>",),
         end=("</seed:think>",),
         initial=thinking_switch("enable_thinking", "thinking", default=True),
+        model_opens=True,
         plain_when_off=True,
         tool_start_ends_reasoning=True,
         turn_markers=("<seed:bos>", "<seed:eos>"),
