@@ -109,3 +109,22 @@ def test_every_family_recovers_the_same_shapes(spec: FormatSpec, drop: str, ever
         truncated=bool(drop),  # malformed: an incremental stream may show a call that then aborts
     )
     check_case(case, splits=True if everywhere else text_cuts(case.output, marker_strings(None, spec.name)))
+
+
+NO_ARGS = [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": {}}}}]
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v32", "deepseek_v4", "deepseek_v41", "minicpm5"])
+def test_text_after_an_invokes_quoted_name_makes_no_call(fmt: str) -> None:
+    """After the quoted name only attributes and a self-closing ``/`` may come: any other text
+    would be dropped with the call (no name or argument carries it), so the call is malformed and
+    all of its text is content, whole and under every split (the replay harness)."""
+    spec = next(s for s in all_formats() if s.name == fmt and s.kind == "tools")
+    (opener,), (closer,) = spec.terminals["INVOKE"], spec.terminals["INVOKE_END"]
+    (block,), (block_end,) = spec.terminals["BLOCK_START"], spec.terminals["BLOCK_END"]
+    for tail, reads in [('"t"r>', False), ('"t" extra>', False), ('"t" id="1">', True), ('"t">', True)]:
+        output = f"{block}{opener}{tail}{closer}{block_end}"
+        calls = [{"name": "t", "arguments": {}}] if reads else []
+        expected = {"reasoning": None, "content": None if reads else output, "tool_calls": calls}
+        case = Case(id=f"{fmt}-{tail}", output=output, expected=expected, tools_format=fmt, tools=NO_ARGS)
+        assert check_case(case) > 0

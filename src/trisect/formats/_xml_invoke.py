@@ -85,12 +85,28 @@ def first_quoted(text: str) -> str:
     return m.group(2).strip() if m else text.strip()
 
 
+# what may follow a name quoted first: further attributes (``id='1'``), a self-closing ``/``
+_AFTER_NAME = re.compile(r"""(?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*""")
+
+
+def _first_quoted_name(text: str) -> str:
+    """A call's name, quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
+    ``"submit"/``. Any other text after it (``"t"r``, ``"t" extra``) is text that neither the name
+    nor an attribute is, so the name does not read ("") and the call is malformed: its text is
+    content, never dropped."""
+    m = _QUOTED.match(text)
+    if m is None:
+        return text.strip()
+    return m.group(2).strip() if _AFTER_NAME.fullmatch(text, m.end()) else ""
+
+
 _READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
+_READ_NAME = {**_READ, Quote.FIRST: _first_quoted_name}
 _QUOTES = ("'", '"')
 
 
 def _name_reader(quote: Quote) -> Callable[[str], tuple[str, str | None]] | None:
-    read = _READ.get(quote)
+    read = _READ_NAME.get(quote)
     if read is None:
         return None
 

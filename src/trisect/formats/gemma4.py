@@ -10,16 +10,18 @@ The output starts in content; ``<|channel>`` opens a reasoning block whose chann
 the text of any other channel name stays reasoning, and so does ``thought`` anywhere else
 (``I thought about it``: the label is the block's first text or nothing). ``<channel|>`` ends
 the block; a stray one in content is content text, as written (vLLM absorbs it; trisect drops
-no text: docs/rules.md), except the closer of a block a tool call interrupted. ``enable_thinking`` decides whether the model
-is asked to think, not the initial state: thinking is opted into by the channel.
+no text: docs/rules.md), except the closer of a block a tool call interrupted.
+``enable_thinking`` decides whether the model is asked to think, not the initial state:
+thinking is opted into by the channel.
 ``<|channel>`` / ``<channel|>`` are special tokens of the Gemma 4 vocabulary (tests: synthetic
 tokenizer).
 
 Reference: vLLM 0.33 ``vllm/parser/gemma4.py`` (``gemma4_config``: THINK_START ``<|channel>``,
 THINK_END ``<channel|>``, both also token-id terminals, initial state CONTENT whatever
 ``enable_thinking`` says, which only decides whether the parser waits for reasoning (default
-false there); its ``(CONTENT, THINK_END)`` absorbs the closer, which trisect keeps; ``Gemma4Parser`` strips ``thought\\n`` from the
-start of the reasoning). No Gemma 4 template or tokenizer is staged.
+false there); its ``(CONTENT, THINK_END)`` absorbs the closer, which trisect keeps;
+``Gemma4Parser`` strips ``thought\\n`` from the start of the reasoning). No Gemma 4 template or
+tokenizer is staged.
 """
 
 from __future__ import annotations
