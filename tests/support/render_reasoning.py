@@ -454,7 +454,7 @@ FAMILIES: list[Family] = [
         on={},
         opt_in=True,
         tool_marker="<|tool_call>",
-        absorbs_extra_end=True,  # gemma4.py's own table still absorbs it (issue 20 §2, not yet fixed)
+        absorbs_extra_end=False,  # a stray closer is content text (docs/rules.md); vLLM absorbs it
     ),
     Family(
         "granite",
