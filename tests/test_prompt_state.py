@@ -183,3 +183,11 @@ def test_a_prompt_that_left_the_opener_to_the_model_reads_what_it_wrote(
     assert not tracker.feed([])
     assert tracker.feed(tokenizers.encode(tok, "Sunny."))
     assert not with_ids.reasoning_ended_at_start(prompt_token_ids=ids)
+    # the content ids a grammar is handed: all of a no-think answer, what follows the closer else
+    answer = tokenizers.encode(tok, "Sunny.")
+    assert with_ids.content_token_ids(answer, prompt_token_ids=ids) == answer
+    assert with_ids.count_reasoning_tokens(answer, prompt_token_ids=ids) == 0
+    thought = tokenizers.encode(tok, "<think>\nWarm.\n</think>")
+    assert with_ids.content_token_ids(thought + answer, prompt_token_ids=ids) == answer
+    assert with_ids.is_reasoning_end(thought + answer, prompt_token_ids=ids)
+    assert not with_ids.is_reasoning_end(thought[:-1], prompt_token_ids=ids)

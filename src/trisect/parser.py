@@ -344,14 +344,14 @@ class Parser:
         latest block wins; options as for ``parse()`` decide where the output starts. Cost: the
         ids after the last marker (no decoding); per decode step use ``reasoning_tracker``."""
         view, initial, default = self._token_view(options)
-        if view.needs_engine or initial == OPENING:
+        if view.needs_engine:
             return self.reasoning_tracker(**options).feed(token_ids)
         return view.is_reasoning_end(token_ids, initial, default)
 
     def reasoning_tracker(self, **options: Any) -> ReasoningTracker | EngineTracker:
         """The streaming ``is_reasoning_end``: ``tracker.feed(new_ids)`` -> bool, O(new ids)."""
         view, initial, default = self._token_view(options)
-        if view.needs_engine or initial == OPENING:  # the output's first text decides: the engine reads it
+        if view.needs_engine:
             return EngineTracker(self.stream(**options).engine)
         return view.tracker(initial, default)
 

@@ -181,6 +181,7 @@ def _reasoning_base() -> type:
             self._prompt: list[int] | None = None
             self._phase: ReasoningPhase | None = None
             self._views: dict[bool, IdsView] = {}
+            self._output: list[int] = []  # the output ids so far (extract_reasoning_streaming's deltas)
 
         def _options(self, with_prompt: bool) -> dict[str, Any]:
             options: dict[str, Any] = {"chat_template_kwargs": self._kwargs}
@@ -225,6 +226,13 @@ def _reasoning_base() -> type:
             return self._view(False).ended(input_ids, len(delta_ids))
 
         def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+            # DelegatingParser asks with the delta where reasoning ended: where that delta stands
+            # is the whole output's business (a prompt that left the opener to the model decides
+            # by the output's first text, not by a delta's), so the ids are read in the output
+            output, n = self._output, len(input_ids)
+            if 0 < n <= len(output) and list(output[len(output) - n :]) == list(input_ids):
+                content = self.trisect.content_token_ids(output, **self._options(True))
+                return content[-n:]
             return self.trisect.content_token_ids(input_ids, **self._options(True))
 
         def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
@@ -262,6 +270,7 @@ def _reasoning_base() -> type:
             current_token_ids: Sequence[int],
             delta_token_ids: Sequence[int],
         ) -> Any:
+            self._output += delta_token_ids  # vLLM's previous / current ids may start at the delta
             reasoning, rest = self._stream().feed(delta_text, list(delta_token_ids))
             return delta_message(Piece(reasoning, rest))
 

@@ -50,12 +50,15 @@ from collections.abc import Iterable, Sequence
 
 from ..engine.compile import CompiledFormat
 from ..engine.event_stream import EventStream
-from ..engine.spec import CONTENT, REASONING, Act, Region
+from ..engine.spec import CONTENT, OPENING, REASONING, Act, Region
 from ..engine.vocab import Vocab
 
 _IN = 0  # in reasoning
 _OUT = 1  # after reasoning (content, tool calls)
 _TURN = 2  # after a turn marker: the next marker decides, else the request's default
+# the prompt left the opener to the model (``spec.OPENING``): the output's first marker or
+# non-blank id decides, as in the text view (a start marker opens a block, any text is content)
+_WAIT = 3
 
 _START, _END, _TURN_MARK = "start", "end", "turn"
 _SEQUENCES = (list, tuple)  # re-iterable and sized: the bulk path may read them twice
@@ -107,7 +110,7 @@ class TokenView:
 
     def is_reasoning_end(self, token_ids: Sequence[int], initial: str, default: str) -> bool:
         self.vocab.check_ids(token_ids)
-        if self.text_markers:
+        if self.text_markers or initial == OPENING:
             tracker = self.tracker(initial, default)
             tracker.feed(token_ids)
             return tracker.ended
@@ -141,11 +144,11 @@ class ReasoningTracker:
         self._kinds = view.kinds
         self._marker_ids = view.marker_ids
         self._default_out = default != REASONING
-        self._state = _IN if initial == REASONING else _OUT
+        self._state = _IN if initial == REASONING else _WAIT if initial == OPENING else _OUT
         self.position = 0  # ids fed so far
         self._prompt_like = False  # a turn marker was seen: what follows is prompt text
         self.reasoning_tokens = 0
-        self.content_start: int | None = None if self._state == _IN else 0
+        self.content_start: int | None = None if self._state != _OUT else 0
         # text markers
         self._text = bool(view.text_markers)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -173,7 +176,7 @@ class ReasoningTracker:
         if not isinstance(token_ids, _SEQUENCES):
             token_ids = list(token_ids)
         self._view.vocab.check_ids(token_ids, self.position)  # StreamError, as parse() and feed() raise
-        if not self._text and self._marker_ids.isdisjoint(token_ids):
+        if not self._text and self._state != _WAIT and self._marker_ids.isdisjoint(token_ids):
             # the commonest delta: no marker among its ids (one C-level set test, not a loop)
             n = len(token_ids)
             if self._state == _IN:
@@ -183,6 +186,9 @@ class ReasoningTracker:
         kinds = self._kinds
         for token_id in token_ids:
             kind = kinds.get(token_id)
+            if self._state == _WAIT and kind is None and not self._blank(token_id):
+                self._state = _OUT  # the output began with text, not the opener: content
+                self.content_start = self.position
             if kind is not None:
                 self._mark(kind)
                 self._reset_text()
@@ -210,6 +216,12 @@ class ReasoningTracker:
         elif state != _OUT:  # an end marker ends the block (in content it is absorbed)
             self._state = _OUT
             self.content_start = after
+
+    def _blank(self, token_id: int) -> bool:
+        """The id's text is whitespace only (it decides nothing while ``_WAIT``)."""
+        vocab = self._view.vocab
+        added = vocab.added_text(token_id)
+        return not (added.encode("utf-8") if added is not None else vocab.token_bytes(token_id)).strip()
 
     def _reset_text(self) -> None:
         self._tail = ""
