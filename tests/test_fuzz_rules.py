@@ -298,7 +298,12 @@ def test_attributes_are_read_as_before() -> None:
 
     assert parse_attributes(' name="k" string="false"')[0] == "k"
     assert parse_attributes(" name='k' string=true")[1] == ("string",)
-    assert attributes('call tool="py&quot;x" index="1" key=\'no\'') == {"tool": 'py"x', "index": "1"}
+    # the header after its opener (`<|open|>call`): attributes and whitespace only
+    assert attributes(' tool="py&quot;x" index="1" key=\'no\'') == {"tool": 'py"x', "index": "1"}
+    # text that is no attribute (fuzzed `tool="g"s`, `name=d\nb`) reads nothing: the call is malformed
+    assert attributes('tool="g"s') == {}
+    assert parse_attributes("name=d\nb") == ("", None)
+    assert parse_attributes('"city"')[0] == "city"  # no attribute at all: a quoted key
 
 
 # ---------------------------------------------------------------------- ids

@@ -464,6 +464,26 @@ def attribute_pairs(text: str) -> list[tuple[str, str, str]]:
     return pairs
 
 
+def only_attributes(text: str) -> list[tuple[str, str, str]] | None:
+    """``attribute_pairs(text)`` when the text is attributes and whitespace only, else ``None``:
+    other text in a header (``name=d\nb``, ``tool="g"s``) is text no key or value carries, so
+    the header does not read. Cost: O(len(text))."""
+    pairs = []
+    at = 0
+    for m in _ATTRIBUTE.finditer(text):
+        if text[at : m.start()].strip():
+            return None
+        name, double, single, bare = m.groups()
+        if double is not None:
+            pairs.append((name, '"', double))
+        elif single is not None:
+            pairs.append((name, "'", single))
+        else:
+            pairs.append((name, "", bare))
+        at = m.end()
+    return pairs if not text[at:].strip() else None
+
+
 def _json_text(raw: str) -> str:
     """A value the model marked as JSON: as written when it is valid JSON, else a string."""
     return raw.strip(_WS) if _is_json(raw) else json.dumps(raw, ensure_ascii=False)

@@ -54,14 +54,18 @@ and the table; ``_dsml_arg_converter``: ``string="false"`` values JSON-decoded w
 from __future__ import annotations
 
 from ..codecs import JSON_TEXT
-from ..codecs.xml_params import attribute_pairs
+from ..codecs.xml_params import attribute_pairs, only_attributes
 from ..engine.spec import FormatSpec
 from ._xml_invoke import Quote, invoke_format, unquote
 
 
 def parse_attributes(text: str) -> tuple[str, tuple[str, ...] | None]:
-    """`` name="k" string="false"`` -> ``("k", JSON_TEXT)``; ``string="true"`` -> a string."""
-    attrs = {k: v for k, _quote, v in attribute_pairs(text)}
+    """`` name="k" string="false"`` -> ``("k", JSON_TEXT)``; ``string="true"`` -> a string. Text
+    that is no attribute (``name=d\nb``) reads no key: the call is malformed, never short of it."""
+    pairs = only_attributes(text)
+    if pairs is None:  # no attribute at all is a bare or quoted key (``"city"``): read as written
+        return ("", None) if attribute_pairs(text) else (unquote(text), None)
+    attrs = {k: v for k, _quote, v in pairs}
     name = attrs.get("name", unquote(text))
     kind = attrs.get("string", "").strip().lower()
     if kind == "true":

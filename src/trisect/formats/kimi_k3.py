@@ -50,7 +50,7 @@ tokenizer is staged here.
 from __future__ import annotations
 
 from ..codecs import JSON_TEXT, XmlParams
-from ..codecs.xml_params import attribute_pairs
+from ..codecs.xml_params import only_attributes
 from ..engine.spec import CONTENT, Act, FormatSpec, GrammarFacts, Region, rules
 from ._think import think_format, thinking_switch
 
@@ -61,8 +61,10 @@ TOOLS_OPEN = "<|open|>tools<|sep|>"
 
 
 def attributes(text: str) -> dict[str, str]:
-    """``key="v"`` pairs of an element header, unescaped as vLLM does."""
-    return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, quote, v in attribute_pairs(text) if quote == '"'}
+    """``key="v"`` pairs of an element header, unescaped as vLLM does; none when the header holds
+    text that is no attribute (``tool="g"s``), so the element does not read."""
+    pairs = only_attributes(text) or ()
+    return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, quote, v in pairs if quote == '"'}
 
 
 def _parse_call(raw: str) -> tuple[str, str | None]:
