@@ -205,10 +205,14 @@ class Parser:
         prompt_known = request.prompt_text is not None or request.prompt_token_ids is not None
         if prompt_known and request.constrained and not request.include_reasoning:
             return CONTENT  # hidden and constrained: the grammar applies from the first token
-        if prompt_known and compiled.spec.model_opens and "THINK_START" in compiled.spec.terminals:
-            # the template left the opener to the model: only an output that writes it thinks
-            return OPENING if compiled.spec.initial(request) == REASONING else CONTENT
         state = compiled.spec.initial(request)
+        if (
+            state == REASONING
+            and prompt_known
+            and compiled.spec.model_opens
+            and "THINK_START" in compiled.spec.terminals
+        ):
+            return OPENING  # the template left the opener to the model: only an output that writes it thinks
         return state if state in states else CONTENT
 
     def stream(self, *, atomic_tool_calls: bool = False, **options: Any) -> StreamParser:

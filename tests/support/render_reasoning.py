@@ -96,9 +96,6 @@ class Family:
     special: bool = True  # the markers are added tokens of the (synthetic) tokenizer
     prompt_open: str | None = None  # a prompt tail that pre-fills the start marker
     unended_is_content: bool = False  # reasoning that never ends is the content (K2 Horizon)
-    # a second end marker in content is dropped (Gemma 4's own table); else it is content text as
-    # written: the templates write an assistant message's content verbatim after the end marker
-    absorbs_extra_end: bool = False
 
     def write(self, reasoning: str, content: str) -> str:
         if self.block is not None:
@@ -146,13 +143,9 @@ def core(b: Book, f: Family) -> None:
             f"{p}-start-marker-missing",
             src
             + "; no start marker: reasoning is opted into by the marker, so all "
-            + (
-                "is content and the stray end marker is absorbed"
-                if f.absorbs_extra_end
-                else "is content, the stray end marker included (text where no block is open)"
-            ),
+            + "is content, the stray end marker included (text where no block is open)",
             out,
-            content=out.replace(f.end.strip(), "").strip() if f.absorbs_extra_end else out.strip(),
+            content=out.strip(),
             tokenizer=tok,
             options=f.on,
         )
@@ -199,16 +192,11 @@ def core(b: Book, f: Family) -> None:
         )
     b.add(
         f"{p}-duplicate-end-marker",
-        src
-        + (
-            "; the end marker twice: the second is absorbed"
-            if f.absorbs_extra_end
-            else "; the end marker twice: the second is content text, as the template writes content verbatim"
-            " after the end marker (no block is open there; nothing is dropped)"
-        ),
+        src + "; the end marker twice: the second is content text, as the template writes content verbatim"
+        " after the end marker (no block is open there; nothing is dropped)",
         f.write(R, f"{f.end}\n{C}"),
         reasoning=R,
-        content=C if f.absorbs_extra_end else f"{f.end}\n{C}".strip(),
+        content=f"{f.end}\n{C}".strip(),
         tokenizer=tok,
         options=f.on,
     )
@@ -454,7 +442,6 @@ FAMILIES: list[Family] = [
         on={},
         opt_in=True,
         tool_marker="<|tool_call>",
-        absorbs_extra_end=False,  # a stray closer is content text (docs/rules.md); vLLM absorbs it
     ),
     Family(
         "granite",
@@ -467,7 +454,6 @@ FAMILIES: list[Family] = [
         opt_in=True,
         special=False,
         tool_marker="<|tool_call|>",
-        absorbs_extra_end=False,  # vLLM's regex: the content is everything after the first marker
     ),
     Family(
         "ernie45",
@@ -489,7 +475,6 @@ FAMILIES: list[Family] = [
         block=lambda r, c: f"<think>\n{r}\n</think>\n<answer>\n{c}\n</answer>",
         on={},
         opt_in=True,  # vLLM: content ("idle") until <think>\n
-        absorbs_extra_end=False,  # an end marker outside a block is content text (vLLM keeps it)
         special=False,
         tool_marker="<tool_calls>",
     ),
@@ -618,7 +603,6 @@ FAMILIES: list[Family] = [
         off={},
         special=False,
         tool_marker="]<]minimax[>[<tool_call>",
-        absorbs_extra_end=False,
     ),
     Family(
         "plamo3",

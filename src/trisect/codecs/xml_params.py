@@ -452,16 +452,16 @@ def attribute_pairs(text: str) -> list[tuple[str, str, str]]:
     """The ``name=value`` attributes of an element's header, in order, as ``(name, quote,
     value)``: ``quote`` is ``"``, ``'`` or ``""`` (bare), the value as written (each format
     unescapes it its own way and decides which quotes it reads). Cost: O(len(text))."""
-    pairs = []
-    for m in _ATTRIBUTE.finditer(text):
-        name, double, single, bare = m.groups()
-        if double is not None:
-            pairs.append((name, '"', double))
-        elif single is not None:
-            pairs.append((name, "'", single))
-        else:
-            pairs.append((name, "", bare))
-    return pairs
+    return [_pair(m) for m in _ATTRIBUTE.finditer(text)]
+
+
+def _pair(m: re.Match[str]) -> tuple[str, str, str]:
+    name, double, single, bare = m.groups()
+    if double is not None:
+        return name, '"', double
+    if single is not None:
+        return name, "'", single
+    return name, "", bare
 
 
 def only_attributes(text: str) -> list[tuple[str, str, str]] | None:
@@ -473,13 +473,7 @@ def only_attributes(text: str) -> list[tuple[str, str, str]] | None:
     for m in _ATTRIBUTE.finditer(text):
         if text[at : m.start()].strip():
             return None
-        name, double, single, bare = m.groups()
-        if double is not None:
-            pairs.append((name, '"', double))
-        elif single is not None:
-            pairs.append((name, "'", single))
-        else:
-            pairs.append((name, "", bare))
+        pairs.append(_pair(m))
         at = m.end()
     return pairs if not text[at:].strip() else None
 

@@ -53,7 +53,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..codecs import XmlParams
-from ..codecs.xml_params import KeyReader
+from ..codecs.xml_params import KeyReader, only_attributes
 from ..engine.spec import CONTENT, NO_GRAMMAR_FACTS, Act, FormatSpec, GrammarFacts, Region, rules
 
 BLOCK, PREAMBLE, NAME, ARGS, BETWEEN = "TOOL_BLOCK", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"
@@ -85,10 +85,6 @@ def first_quoted(text: str) -> str:
     return m.group(2).strip() if m else text.strip()
 
 
-# what may follow a name quoted first: further attributes (``id='1'``), a self-closing ``/``
-_AFTER_NAME = re.compile(r"""(?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*""")
-
-
 def _first_quoted_name(text: str) -> str:
     """A call's name, quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
     ``"submit"/``. Any other text after it (``"t"r``, ``"t" extra``) is text that neither the name
@@ -97,7 +93,8 @@ def _first_quoted_name(text: str) -> str:
     m = _QUOTED.match(text)
     if m is None:
         return text.strip()
-    return m.group(2).strip() if _AFTER_NAME.fullmatch(text, m.end()) else ""
+    rest = text[m.end() :].strip().removesuffix("/")
+    return m.group(2).strip() if only_attributes(rest) is not None else ""
 
 
 _READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
