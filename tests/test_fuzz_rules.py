@@ -510,6 +510,41 @@ def test_a_marker_quoted_in_an_argument_keeps_its_spacing_from_ids_alone() -> No
     assert json.loads(msg.tool_calls[0].arguments) == {"query": "a [TOOL_CALLS] b"}
 
 
+STEP3_BLOCK = (
+    "</think><｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+    '<steptml:invoke name="search"><steptml:parameter name="query">cats</steptml:parameter>'
+    "</steptml:invoke><｜tool_call_end｜>"
+)
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "fmt", "tok", "text", "cut"),
+    [
+        ("step3", "step3", "step3", STEP3_BLOCK, "<｜tool_calls_e"),
+        (None, "kimi_k2", "kimi_k2", '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0'
+         '<|tool_call_argument_begin|>{"query": "cats"}<|tool_call_end|>', "<|tool_calls_sec"),
+        (None, "functiongemma", "functiongemma", "<start_function_call>call:search{query:<escape>cats<escape>}",
+         "<end_fun"),
+    ],
+)
+def test_a_special_markers_prefix_spelled_with_ordinary_tokens_is_text(
+    reasoning: str | None, fmt: str, tok: str, text: str, cut: str
+) -> None:
+    """The output ends inside a block of calls with the first characters of a marker that is one
+    special token. As text alone it may be that marker cut off (the block's unfinished call);
+    with ids the marker would be its one id, so ordinary tokens that spell part of it are text,
+    content with text and ids as with ids alone (and as a whole marker spelled so already was)."""
+    parser = Parser(reasoning, fmt, tokenizer=tk.load(tok))
+    ids = tk.encode(tok, text + cut)
+    assert all(parser.vocab.added_text(i) is None for i in tk.encode(tok, cut))  # ordinary tokens
+    msg = check_ids_agree(parser, text + cut, ids, tools=SEARCH)
+    assert [c.name for c in msg.tool_calls] == ["search"]
+    assert (msg.content, msg.unfinished_call) == (cut, None)
+    alone = Parser(reasoning, fmt).parse(text + cut, tools=SEARCH)
+    assert alone.content is None and alone.unfinished_call is not None
+    assert alone.unfinished_call.text == cut
+
+
 # ---------------------------------------------------------------------- headers and reasons
 
 

@@ -266,6 +266,13 @@ class Lexer:
             return st.plain_lex  # no special id queued or to come: only the ordinary markers can match
         return st.ids_lex or st.text_lex
 
+    def may_be_cut_marker(self, st: StateTable, s: str) -> bool:
+        """Could ``s``, held at the end of the output, be a marker the output was cut inside?
+        In text mode any live marker's prefix could be; with token ids a special-token marker
+        is one id, never cut, so only a marker spelled with ordinary tokens could be (the
+        ordinary tokens that spell part of a special one are text, as they are mid-stream)."""
+        return self.mode is TEXT or s in st.plain_lex.prefixes
+
     def id_may_come(self, terminal: str, data: str, i: int) -> bool:
         """The special marker ``terminal`` found at ``data[i]`` has no id queued, but the text
         runs ahead of its ids (an engine can send a token's text a delta before its id): the

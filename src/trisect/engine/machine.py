@@ -245,7 +245,13 @@ class Machine:
             if a < 0:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
                 if keep > pos:
-                    if final and self._block.open and calls.open is None and st.region is _SKIP:
+                    if (
+                        final
+                        and self._block.open
+                        and calls.open is None
+                        and st.region is _SKIP
+                        and lex.may_be_cut_marker(st, data[pos:keep])
+                    ):
                         self._block.skip_text(data[pos:keep])  # the block's last text: cut-off markup
                     else:
                         self._text(data, pos, keep)
