@@ -383,6 +383,42 @@ def test_a_bare_value_that_starts_like_a_delimiter_reads_alike_at_every_cut(
 
 
 @pytest.mark.parametrize(
+    ("fmt", "text", "content"),
+    [
+        # arguments written as a JSON string that is no object: the call stops at its "e"
+        (
+            "llama3_json",
+            '{"name":"search","parameters":"e<|python_tag|>{"name":"search","parameters":{}}',
+            '{"name":"search","parameters":"e',
+        ),
+        (
+            "xlam",
+            '[{"name":"search","arguments":"x [{"name":"search","arguments":{}}]',
+            '[{"name":"search","arguments":"x',
+        ),
+        # a raw newline in a key's string: the call stops before it, in a streamed call too
+        # (hermes: a call cut off before its closer, whose text is the unfinished call)
+        ("hermes", '<tool_call>{"name":"search","\n', None),
+        ("gigachat3", 'function call<|role_sep|>{"name":"search","\n', 'function call<|role_sep|>{"name":"search","'),
+        (
+            "granite-20b-fc",
+            '<function_call>{"name":"search","arguments":", ',
+            '<function_call>{"name":"search","arguments":",',
+        ),
+    ],
+)
+def test_a_call_that_breaks_stops_at_the_same_character_at_every_cut(fmt: str, text: str, content: str | None) -> None:
+    """A JSON call that does not read stops at the character that broke it, however the
+    output was cut (per character, in a streamed call's string fast path, whole); the rest is
+    read again outside the call, so a call after it is the same call at every cut."""
+    parser = Parser(None, fmt)
+    msg = parser.parse(text, tools=SEARCH)
+    assert msg.content == content
+    assert [c.name for c in msg.tool_calls] == (["search"] if text.count("search") == 2 else [])
+    check_output(parser, text, tools=SEARCH, cuts=6)
+
+
+@pytest.mark.parametrize(
     "invoke",
     [
         '<｜DSML｜invoke name="\n<｜DSML｜parameter name="location" string="true">Paris'
@@ -521,10 +557,21 @@ STEP3_BLOCK = (
     ("reasoning", "fmt", "tok", "text", "cut"),
     [
         ("step3", "step3", "step3", STEP3_BLOCK, "<｜tool_calls_e"),
-        (None, "kimi_k2", "kimi_k2", '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0'
-         '<|tool_call_argument_begin|>{"query": "cats"}<|tool_call_end|>', "<|tool_calls_sec"),
-        (None, "functiongemma", "functiongemma", "<start_function_call>call:search{query:<escape>cats<escape>}",
-         "<end_fun"),
+        (
+            None,
+            "kimi_k2",
+            "kimi_k2",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0"
+            '<|tool_call_argument_begin|>{"query": "cats"}<|tool_call_end|>',
+            "<|tool_calls_sec",
+        ),
+        (
+            None,
+            "functiongemma",
+            "functiongemma",
+            "<start_function_call>call:search{query:<escape>cats<escape>}",
+            "<end_fun",
+        ),
     ],
 )
 def test_a_special_markers_prefix_spelled_with_ordinary_tokens_is_text(

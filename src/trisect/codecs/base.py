@@ -12,7 +12,8 @@ only where ``_finish`` finds a complete structure that is not a call, never for 
 merely stopped early. ``tests/test_codecs.py`` holds every codec to it.
 
 Fast paths: a codec with ``fast_strings`` gives ``string_piece(text)`` (``feed`` + ``take`` of a
-delta inside a string, without the general path's bookkeeping); ``string_stops`` are the
+delta inside a string, without the general path's bookkeeping; ``None`` where it does not
+apply, so that the general path says where the codec stopped); ``string_stops`` are the
 characters that may end a string (default ``"`` and ``\\``); ``in_string_value`` (unstructured
 codecs): inside a streamed string value.
 
@@ -69,11 +70,10 @@ class Codec:
     def string_stops(self) -> str:
         return '"\\'
 
-    def string_piece(self, text: str) -> str:
-        """``feed`` + ``take`` of a delta inside a string (codecs with ``fast_strings`` do it
-        faster, with the same result)."""
-        self.feed(text, 0, len(text))
-        return self.take()
+    def string_piece(self, text: str) -> str | None:
+        """The argument text of a delta inside a string, read faster than ``feed`` + ``take``
+        (codecs with ``fast_strings``), or ``None``: the general path reads it (here, always)."""
+        return None
 
     def to_value(self) -> Value:
         """``(name, call id, done, failed, text not taken yet, the codec's own state)``."""

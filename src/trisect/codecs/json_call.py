@@ -100,12 +100,11 @@ class JsonArgsCodec(Codec):
             self.done = True
         return j
 
-    def string_piece(self, text: str) -> str:
-        """``feed`` + ``take`` for a delta inside a JSON string (``in_string``): plain string
-        text is argument text as written. Same result as the general path."""
+    def string_piece(self, text: str) -> str | None:
+        """A delta inside a JSON string (``in_string``): plain string text is argument text as
+        written; ``None`` for any other (the general path reads it, and says where it stops)."""
         if self._out or not self._scanner.in_string_text or not _PLAIN_STRING.fullmatch(text):
-            self.feed(text, 0, len(text))
-            return self.take()
+            return None
         return text
 
 
@@ -177,6 +176,22 @@ class _EncodedArgs:
 
     def finish(self) -> bool:
         return not self.failed and not self._pending and self._inner.done
+
+    @classmethod
+    def breaks_at(cls, state: Value, interior: str) -> int:
+        """Where in ``interior``, fed to the decoder in ``state`` and failing there, the
+        character that broke it is: the least prefix that fails ends with it (a prefix that fails
+        fails however it goes on, so a binary search finds it). Cost O(n log n), once per call."""
+        lo, hi = 1, len(interior)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            probe = cls.from_value(state)
+            probe.feed_raw(interior[:mid])
+            if probe.failed:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,16 +401,19 @@ class JsonEnvelopeCodec(Codec):
         if role == "args":
             self._emit(piece)
         elif role == "enc":
-            assert self._encoded is not None
-            interior = piece
-            if not self._raw:
-                interior = interior[1:]  # the opening quote
+            encoded = self._encoded
+            assert encoded is not None
+            lead = 0 if self._raw else 1  # the opening quote
+            interior = piece[lead:]
             self._raw.append(piece)
             if scanner.done:
                 interior = interior[:-1]  # the closing quote
-            self._emit(self._encoded.feed_raw(interior))
-            if self._encoded.failed:
+            before = encoded.to_value()
+            self._emit(encoded.feed_raw(interior))
+            if encoded.failed:
+                # it stops at the character that broke the arguments, wherever the delta ended
                 self.failed = True
+                return i + lead + _EncodedArgs.breaks_at(before, interior)
         elif role in ("name", "id", "null"):
             self._raw.append(piece)
         if scanner.failed:
@@ -432,9 +450,9 @@ class JsonEnvelopeCodec(Codec):
             self._args_done = True
         self._state = _AFTER
 
-    def string_piece(self, text: str) -> str:
-        """``feed`` + ``take`` for a delta inside a string of the arguments object: plain
-        string text is argument text as written. Same result as the general path."""
+    def string_piece(self, text: str) -> str | None:
+        """A delta inside a string of the arguments object: plain string text is argument text
+        as written; ``None`` for any other (the general path reads it, and says where it stops)."""
         if (
             self._out
             or self._state != _INVALUE
@@ -442,8 +460,7 @@ class JsonEnvelopeCodec(Codec):
             or not self._scanner.in_string_text
             or not _PLAIN_STRING.fullmatch(text)
         ):
-            self.feed(text, 0, len(text))
-            return self.take()
+            return None
         return text
 
     def _finish(self) -> None:

@@ -196,7 +196,7 @@ class XmlParamsCodec(Codec):
         """Inside a streamed string value: any text without markers is value text."""
         return self._state == _VALUE and self._streaming and self._seen_start
 
-    def string_piece(self, text: str) -> str:
+    def string_piece(self, text: str) -> str | None:
         """``feed`` + ``take`` for text inside a streamed string value (``in_string_value``):
         the common delta, without the general path's bookkeeping. Same result."""
         if self._value or self._out:

@@ -86,10 +86,11 @@ Rules, all formats alike (each implemented in the module named in brackets):
   markup reaches the answer and every stream of the output gives ``parse()``'s message. So is
   the markup of a block of calls the output ends inside before its next call (``<tool_calls>
   <inv``; with token ids, only a marker ordinary tokens spell: part of a special token's
-  marker spelled with ordinary tokens is text), unless part of that block already became content; a block that yielded no call goes
-  with the call it was cut inside (the unfinished text starts at the block's opener). The text
-  is at most ``StreamOptions.call_text_limit`` characters (65,536), its first ones, and the
-  reason says how many more were not kept. [tracker, event_stream]
+  marker spelled with ordinary tokens is text), unless part of that block already became
+  content; a block that yielded no call goes with the call it was cut inside (the unfinished
+  text starts at the block's opener). The text is at most ``StreamOptions.call_text_limit``
+  characters (65,536), its first ones, and the reason says how many more were not kept.
+  [tracker, event_stream]
 * A streamed call keeps no more than ``call_text_limit`` characters of its raw text (a held one
   keeps all of it, since it may still be content), so a long argument streams in bounded
   memory; one found malformed past the limit gives back its first ``call_text_limit`` characters

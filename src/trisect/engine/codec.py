@@ -31,7 +31,9 @@ JSON codecs hand the whole value to the standard library's C decoder), with the 
 
 String fast path: inside a string of a streamed call (``in_string`` / ``in_string_value``), the
 engine hands a delta that holds none of ``string_stops`` to ``string_piece`` when
-``fast_strings`` is set: ``feed`` + ``take`` in one call, the same result.
+``fast_strings`` is set: ``feed`` + ``take`` in one call, the same result, or ``None`` where the
+delta is not plain string text (the engine then feeds it, and ``feed`` says where it stopped: a
+value that breaks stops at the same character however it was cut).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ class CallCodec(Protocol):
     def set_name(self, name: str) -> None: ...
     def take(self) -> str: ...
     def close(self) -> str | None: ...
-    def string_piece(self, text: str) -> str: ...
+    def string_piece(self, text: str) -> str | None: ...  # None: not plain, feed it
     def to_value(self) -> Value: ...
     def restore(self, value: Value) -> None: ...
 

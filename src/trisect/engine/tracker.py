@@ -317,11 +317,12 @@ class CallTracker:
                 plain = codec.in_string_value
             if plain:  # inside a string of a streamed call: the codec's own fast path
                 text = data[i:end] if i or end != len(data) else data
-                call.keep(text, self._limit)
                 piece = codec.string_piece(text)
-                if piece:
-                    out.append(ToolCallArguments(call.index, piece))
-                return end
+                if piece is not None:
+                    call.keep(text, self._limit)
+                    if piece:
+                        out.append(ToolCallArguments(call.index, piece))
+                    return end
         last = self.source is not None and end == len(data)
         j = codec.feed_last(data, i, end) if last else codec.feed(data, i, end)
         if not codec.structured:
