@@ -419,6 +419,30 @@ def test_a_call_that_breaks_stops_at_the_same_character_at_every_cut(fmt: str, t
 
 
 @pytest.mark.parametrize(
+    ("fmt", "text", "content", "calls"),
+    [
+        ("pythonic", "[search(query='a') x]", "[search(query='a') x]", []),
+        ("pythonic", "[search(query='a')'", "[search(query='a')'", []),
+        ("pythonic", "[search(query='a') x [search(query='b')]", "[search(query='a') x", ["b"]),
+        ("pythonic", "[search(query='a'), 'b'] [search(query='c')]", "[search(query='a'), 'b']", ["c"]),
+        ("pythonic", "[search(query='a') ,\nsearch(query='b')\n] ok", "ok", ["a", "b"]),
+        ("llama4_pythonic", "<|python_start|>[search(query='a') x]<|python_end|>", "[search(query='a') x]", []),
+    ],
+)
+def test_text_between_the_calls_of_a_list_breaks_the_list(fmt: str, text: str, content: str, calls: list[str]) -> None:
+    """Only a "," or the "]" may follow a call of a pythonic list (whitespace aside): other text
+    means it was no list, so its whole text, spaces included, is content (``STRAY_TEXT``), never
+    its calls with the word as content; a list after it is read again, its calls numbered from 0
+    (the broken list's calls were never sent)."""
+    parser = Parser(None, fmt)
+    msg = parser.parse(text, tools=SEARCH, id_factory=str)
+    assert msg.content == content
+    assert [json.loads(c.arguments)["query"] for c in msg.tool_calls] == calls
+    assert [c.id for c in msg.tool_calls] == [str(k) for k in range(len(calls))]
+    check_output(parser, text, tools=SEARCH, cuts=6)
+
+
+@pytest.mark.parametrize(
     "invoke",
     [
         '<｜DSML｜invoke name="\n<｜DSML｜parameter name="location" string="true">Paris'

@@ -22,7 +22,9 @@ Rules, all formats alike (each implemented in the module named in brackets):
   (``[`` before ``[ARGS]``), so the longest marker wins wherever the stream is cut. [lexer, event_stream]
 * A terminal with no table entry in the current state is ordinary text of that state. A
   state with a ``FIRST_TEXT`` rule is left by its first text, which is read in the next
-  state (a label that counts only where a block begins: Gemma 4's ``thought``). [event_stream]
+  state (a label that counts only where a block begins: Gemma 4's ``thought``); one with a
+  ``STRAY_TEXT`` rule is left by its first text that is not whitespace, read in the next state
+  (a word between the calls of a list, which breaks it: ``Act.LIST_BREAK``). [machine]
 * With a tokenizer and token ids, a special-token marker counts only where its token id is:
   text that spells the marker with ordinary tokens stays text. Ids may arrive before their
   text (detokenizer hold-back); the terminal then waits for its text, so events keep text

@@ -240,6 +240,11 @@ class Block:
         return calls, text
 
     @property
+    def first_held(self) -> int | None:
+        """The index of a list's first call held (atomic streams), or ``None``."""
+        return self._list_held[0][0] if self._list_held else None
+
+    @property
     def has_list_calls(self) -> bool:
         """A list with a call in it that stood (streamed or held)."""
         return bool(self._list_calls or self._list_held)

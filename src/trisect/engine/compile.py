@@ -22,7 +22,19 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import FormatError
-from .spec import ARGS_DONE, ARGS_FAILED, CONTENT, FIRST_TEXT, PSEUDO, REASONING, Act, FormatSpec, Region, Rule
+from .spec import (
+    ARGS_DONE,
+    ARGS_FAILED,
+    CONTENT,
+    FIRST_TEXT,
+    PSEUDO,
+    REASONING,
+    STRAY_TEXT,
+    Act,
+    FormatSpec,
+    Region,
+    Rule,
+)
 from .vocab import Vocab
 
 
@@ -49,6 +61,7 @@ class StateTable:
     # markers with no entry here (text of this state, but their ids must be used up in place)
     ids_lex: Lexicon | None = None
     text_rule: Rule | None = None  # transition on the state's first text (``spec.FIRST_TEXT``)
+    stray_rule: Rule | None = None  # transition on text other than whitespace (``spec.STRAY_TEXT``)
     # a whole text (``engine.whole``): the live marker strings, longest first, when one
     # ``str.find`` per string finds the next marker faster than the pattern (a few markers with
     # different first characters: the regex engine's fast scan needs one); None: the pattern
@@ -57,6 +70,7 @@ class StateTable:
 
 
 _ANY = re.compile(r"[\s\S]")
+_NON_BLANK = re.compile(r"\S")
 _FIND_MARKERS = 6  # at most this many marker strings are found one str.find each
 
 
@@ -67,15 +81,16 @@ def _find_strings(strings: list[str]) -> tuple[str, ...] | None:
     return None
 
 
-def _lexicon(strings: list[str], any_start: bool = False) -> Lexicon:
-    """``any_start``: every character may start structure (a state that text leaves, ``FIRST_TEXT``),
-    so no fast path takes its text."""
+def _lexicon(strings: list[str], any_start: re.Pattern[str] | None = None) -> Lexicon:
+    """``any_start``: the characters that may start structure besides the markers' first ones
+    (every one in a state that text leaves, ``FIRST_TEXT``; any but whitespace where other text
+    does, ``STRAY_TEXT``), so no fast path takes them."""
     if not strings:
-        return Lexicon(None, frozenset(), 0, _ANY if any_start else None)
+        return Lexicon(None, frozenset(), 0, any_start)
     ordered = sorted(set(strings), key=lambda s: (-len(s), s))
     pattern = re.compile("|".join(re.escape(s) for s in ordered))
     prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
-    starts = _ANY if any_start else re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
+    starts = any_start or re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
     return Lexicon(pattern, prefixes, max((len(p) for p in prefixes), default=0), starts)
 
 
@@ -178,7 +193,8 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         plain_strings = [s for t in live if t not in special for s in spec.terminals[t]]
         inert_strings = [s for t in special if t not in live for s in spec.terminals[t]]
         text_rule = spec.table.get((state, FIRST_TEXT))
-        anyc = text_rule is not None
+        stray_rule = spec.table.get((state, STRAY_TEXT))
+        anyc = _ANY if text_rule is not None else _NON_BLANK if stray_rule is not None else None
         states[state] = StateTable(
             name=state,
             region=region,
@@ -187,6 +203,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
             plain_lex=_lexicon(plain_strings, anyc),
             ids_lex=_lexicon(all_strings + inert_strings, anyc) if inert_strings else None,
             text_rule=text_rule,
+            stray_rule=stray_rule,
             find_strings=_find_strings(all_strings),
             opens_calls=any(Act.CALL_START in r.acts for r in live.values()),
             done_rule=spec.table.get((state, ARGS_DONE)),

@@ -26,6 +26,7 @@ and ``to_value()`` O(that state).
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 
 from ..errors import MalformedOutputError
@@ -55,6 +56,7 @@ _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region
 _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _FIELDS = (_REASONING, _CONTENT)
+_NON_BLANK = re.compile(r"\S")
 
 
 class Phase(enum.Enum):
@@ -241,6 +243,17 @@ class Machine:
                 if text_end > pos:  # the state's first text leaves it, and is read in the next one
                     self._apply(st.text_rule, "", "")
                     scan = pos
+                    continue
+            if st.stray_rule is not None:
+                text_end = a if a >= 0 else n if final else holdback(data, scan, n, lexicon)
+                stray = _NON_BLANK.search(data, pos, text_end)
+                if stray is not None:  # text other than whitespace leaves the state, read in the next
+                    k = stray.start()
+                    if k > pos:
+                        self._text(data, pos, k)
+                    self._at = self._offset + k
+                    self._apply(st.stray_rule, "", "")
+                    pos = scan = k
                     continue
             if a < 0:
                 keep = n if final or lexicon.starts is None else holdback(data, scan, n, lexicon)
@@ -492,6 +505,9 @@ class Machine:
                 self._header.at = self._at
             elif act is Act.HEADER_END:
                 nxt = self._header_end(marker, nxt)
+            elif act is Act.LIST_BREAK:
+                if self._block.listing and self._block.has_list_calls:  # its text since its last call too
+                    self._content(self._break_list(self._block.text()))
         region = self._st.region
         st = self._c.states[nxt]
         if st.region is _REASONING and region in _OPENS_REASONING:
@@ -567,7 +583,10 @@ class Machine:
         """A call of a list that must close does not read, after calls that did
         (``FormatSpec.whole_list``): a block is all of its text or none, so none of its calls
         stand (those streamed are reported aborted) and its text from its opener is content,
-        before the bad call's ``text``."""
+        before the bad call's ``text``. Its held calls were never sent: their indexes are free."""
+        held = self._block.first_held
+        if held is not None:
+            self._calls.unsend(held)
         streamed, head = self._block.break_list()
         if self.trace is not None:
             self.trace.break_list()

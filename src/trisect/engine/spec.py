@@ -65,6 +65,9 @@ class Act(enum.Enum):
     # the marker is text of the state it leads to, not consumed (a tool-call marker that ends
     # reasoning where no tool format reads it: the model's text stays, as content)
     MARKER_TEXT = "marker_text"
+    # the list of calls the stream is in does not read (``FormatSpec.whole_list``): none of its
+    # calls stand (those streamed are reported aborted) and its text, from its opener, is content
+    LIST_BREAK = "list_break"
 
 
 REASONING = "REASONING"
@@ -78,7 +81,10 @@ ARGS_FAILED = "ARGS_FAILED"  # pseudo-terminal: the codec failed (default: the A
 # pseudo-terminal: the state's first text takes this rule and is read in the next state (a
 # label that counts only where the state begins: Gemma 4's ``thought`` after ``<|channel>``)
 FIRST_TEXT = "FIRST_TEXT"
-PSEUDO = (ARGS_DONE, ARGS_FAILED, FIRST_TEXT)
+# pseudo-terminal: text other than whitespace in the state takes this rule and is read in the
+# next state (whitespace stays the state's text): a word between the calls of a list
+STRAY_TEXT = "STRAY_TEXT"
+PSEUDO = (ARGS_DONE, ARGS_FAILED, FIRST_TEXT, STRAY_TEXT)
 
 
 @dataclass(frozen=True, slots=True)

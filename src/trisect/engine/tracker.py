@@ -118,6 +118,11 @@ class CallTracker:
         value = self.to_value()
         return CallTracker.from_value(self._spec, self._request, value, atomic=self._atomic, codec=self._codec)
 
+    def unsend(self, index: int) -> None:
+        """The calls from ``index`` on were never sent (an atomic stream's calls of a list that
+        did not read): the next call takes ``index``, so indexes sent stay 0, 1, 2, …"""
+        self._count = min(self._count, index)
+
     def to_value(self) -> Value:
         """``(calls streamed, the open call or None)``."""
         if self.source is not None:

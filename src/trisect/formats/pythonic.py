@@ -47,7 +47,7 @@ import string
 from typing import Any
 
 from ..codecs.pythonic import PythonicCallCodec, RawStringCallCodec
-from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, Act, FormatSpec, Region, rules
+from ..engine.spec import ARGS_DONE, ARGS_FAILED, CONTENT, STRAY_TEXT, Act, FormatSpec, Region, rules
 
 _LIST = {"LIST_START": ("[",), "SEP": (",",), "LIST_END": ("]",)}
 _CALL_ENDS = (("CALL", ARGS_DONE, "AFTER", (Act.CALL_END,)),)
@@ -64,6 +64,8 @@ def _bare_list(name: str, wrap: tuple[str, str] | None, **kw: Any) -> FormatSpec
         ("CALL", ARGS_FAILED, CONTENT, (Act.CALL_END,)),
         ("AFTER", "SEP", "CALL", (Act.CALL_START,)),
         ("AFTER", "LIST_END", CONTENT, ()),
+        # only a "," or the "]" may follow a call of the list: other text breaks it (content)
+        ("AFTER", STRAY_TEXT, CONTENT, (Act.LIST_BREAK,)),
     ]
     special: set[str] = set()
     if wrap is not None:
