@@ -69,10 +69,13 @@ def think_format(
     fallback_when_empty: bool = False,
     ends_by_id: bool = False,
     model_opens: bool = False,
+    start_in_reasoning_is_text: bool = False,
 ) -> FormatSpec:
     """A reasoning block between ``start`` and ``end`` markers.
 
-    A start marker inside reasoning is absorbed (the block may or may not open with one). An end
+    A start marker inside reasoning is absorbed (the block may or may not open with one), unless
+    ``start_in_reasoning_is_text``: where only the output's own marker opens the block (it starts
+    in content), a second one is reasoning text as written (Granite's phrase). An end
     marker in content, where no block is open, is content text as written: the family's
     templates write an assistant message's content verbatim after ``</think>``, so a second
     closer there is text of the content (``<think>\nR\n</think>\n\nb</think>c`` renders
@@ -108,7 +111,8 @@ def think_format(
     ]
     if start:
         terminals["THINK_START"] = start
-        rows.append((REASONING, "THINK_START", REASONING, ()))
+        if not start_in_reasoning_is_text:
+            rows.append((REASONING, "THINK_START", REASONING, ()))
         if opens_in_content:
             rows.append((CONTENT, "THINK_START", REASONING, ()))
         elif reopens_by_id:

@@ -12,7 +12,10 @@ ordinary text, matched as text even when token ids are given. The output starts 
 reasoning is the text after the thought-process marker, so an answer without it is all content
 (thinking on or off). A response marker in content is content text: without the
 thought-process marker vLLM's parser returns the whole output as content, and after the first
-response marker its content is all the rest (``(.*)``), a second marker included.
+response marker its content is all the rest (``(.*)``), a second marker included. A second
+thought-process marker inside the reasoning is reasoning text: the block only opens at the
+output's own marker (the generation prompt writes none), and vLLM's lazy ``(.*?)`` between the
+two markers keeps it in the reasoning too; it used to be dropped, deleting the model's words.
 
 Reference: vLLM 0.33 ``vllm/reasoning/granite_reasoning_parser.py`` (``(?:Here's|Here is) my
 thought process:`` / ``(?:Here's|Here is) my response:``, matched as text); ibm-granite
@@ -39,6 +42,7 @@ FORMATS = [
         special=False,
         initial=_content,
         opens_in_content=True,
+        start_in_reasoning_is_text=True,
         turn_markers=("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"),
         models=("granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-3.3-2b-instruct"),
         reference="vLLM 0.33 granite_reasoning_parser.py; Granite 3.3 chat template",
