@@ -48,6 +48,32 @@ def test_text_inside_a_call_counts_only_where_the_call_carries_it() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("fmt", "output", "markup"),
+    [
+        # an id written after the name (Mistral Nemo's template writes it last): quoted whole
+        ("mistral", '[TOOL_CALLS][{"name": "f", "arguments": {"q": "cats"}, "id": " a9 Zq"}]', " a9 Zq"),
+        # Harmony's content type, any word (gpt-oss template: "commentary " + content_type)
+        ("openai", '<|channel|>commentary to=functions.f yaml<|message|>{"q": "cats"}<|call|>', "yaml"),
+    ],
+)
+def test_a_calls_markup_that_no_field_carries_is_consumed_and_nothing_else(fmt: str, output: str, markup: str) -> None:
+    """A call's identity attribute with its value (one after the name is not used: a call's id
+    is decided when it is announced) and Harmony's content type are markup; a word put next to
+    them is still found lost."""
+    call = ToolCall(id="call_0", name="f", arguments='{"q": "cats"}')
+    spec = Parser(None, fmt).spec
+    markers = [s for values in spec.terminals.values() for s in values if s]
+    words = structure_words(spec)
+
+    def found(text: str) -> list[str]:
+        return losses(text, Message(tool_calls=(call,)), [Span("call", 0, len(text))], markers=markers, words=words)
+
+    assert found(output) == []
+    lost = output.replace(markup, markup + " stray", 1) if fmt == "openai" else output.replace("}, ", "}, lostword ", 1)
+    assert found(lost)  # two words where the template writes one, a word beside the id: one is lost
+
+
 def test_check_output_holds_a_real_output_to_the_contract() -> None:
     parser = Parser("qwen3", "hermes", tokenizer=tk.load("qwen3"))
     text = '<think>plan</think>Sure.<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'

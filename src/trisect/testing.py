@@ -766,11 +766,15 @@ def losses(
 
 _WORD = re.compile(r"[^\W_]+")
 # markup inside a call's text that carries nothing: an escape (JSON / Python / XML entity), a call's
-# identity attribute with its value (an id or index the model numbers calls with; the call's type),
+# identity attribute with its value, quoted whole (an id or index the model numbers calls with, one
+# after the name is not used: a call's id is decided when it is announced; the call's type),
 # and the name of a key or attribute (a word right before "=" or '":'); what the key holds is
 # checked as any other text
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)|&#?\w+;", re.DOTALL)
-_IDENTITY = re.compile(r"""(?i)\b(?:id|index|type)(?:\s*=\s*|["']\s*:\s*)["']?[\w.-]*""")
+_IDENTITY = re.compile(r"""(?i)\b(?:id|index|type)(?:\s*=\s*|["']\s*:\s*)(?:"[^"]*"|'[^']*'|[\w.-]*)""")
+# Harmony's content type, the word before a header's <|message|> (gpt-oss template:
+# ``"commentary " + tool_call.content_type``, default "json"): markup no message field carries
+_CONTENT_TYPE = re.compile(r"(?<=[\s>])[^\s<>]+(?=\s*<\|message\|>)")
 _KEY = re.compile(r"""[\w-]+(?=\s*=|["']\s*:)""")
 STRUCTURE_WORDS = frozenset(
     # markup words the registered formats' codecs and call headers read as structure: JSON and
@@ -833,6 +837,8 @@ def _uncarried(
     problems = []
     for span, call in zip(calls, msg.tool_calls, strict=True):
         text = output[span.start : span.end]
+        if "<|message|>" in text:
+            text = _CONTENT_TYPE.sub(" ", text)
         for marker in markers:
             if marker in text:
                 text = text.replace(marker, " ")
