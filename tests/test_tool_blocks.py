@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from trisect import Parser
-from trisect.testing import Case, check_case
+from trisect.testing import Case, check_case, check_output
 
 WEATHER = [
     {
@@ -90,3 +92,40 @@ def test_a_list_of_calls_with_a_call_that_does_not_read_is_all_content() -> None
             delta = stream.feed(ch)
             sent += [] if delta is None else delta.aborted
         assert sorted(sent) == [0, 1]  # the streamed first call is reported aborted, and the bad one
+
+
+@pytest.mark.parametrize(
+    ("tools", "output", "content", "calls"),
+    [
+        # a bad call after a good one: the block, its markers included, is content
+        ("lfm2", "<|tool_call_start|>[get_weather(city='Paris'), 'bad']<|tool_call_end|> done", None, []),
+        ("olmo3", "<function_calls>\nget_weather(city='Paris')\n'bad'\n</function_calls> done", None, []),
+        # a word between its calls breaks the list too
+        ("lfm2", "<|tool_call_start|>[get_weather(city='Paris') x]<|tool_call_end|>", None, []),
+        ("olmo3", "<function_calls>\nget_weather(city='Paris') x\n</function_calls>", None, []),
+        # the output ends inside the list: all of the block is the unfinished call
+        ("lfm2", "<|tool_call_start|>[get_weather(city='Paris'), get_weather(ci", "", []),
+        # a list that reads: its calls stand
+        (
+            "lfm2",
+            "<|tool_call_start|>[get_weather(city='Paris'), get_weather(city='Rome')]<|tool_call_end|>",
+            "",
+            ["Paris", "Rome"],
+        ),
+    ],
+)
+def test_a_block_list_of_calls_is_all_of_its_text_or_none(
+    tools: str, output: str, content: str | None, calls: list[str]
+) -> None:
+    """LFM2 and OLMo 3 write one list of calls between their markers, as a pythonic list bare
+    (``FormatSpec.whole_list``): a list that does not read is content whole, its opener, closer
+    and the whitespace before it included (before, the calls before the bad one stood and the
+    rest was content without its opener, and the closer was dropped); cut off, it is all the
+    unfinished call's."""
+    msg = Parser(None, tools).parse(output, tools=WEATHER)
+    want = output if content is None else content or None
+    assert msg.content == want
+    assert [json.loads(c.arguments)["city"] for c in msg.tool_calls] == calls
+    if content == "" and not calls:
+        assert msg.unfinished_call is not None and msg.unfinished_call.text == output
+    check_output(Parser(None, tools), output, tools=WEATHER, cuts=6)

@@ -1062,6 +1062,17 @@ def granite_template(b: Book) -> None:
         options={"chat_template_kwargs": {"thinking": True}},
     )
     b.add(
+        "granite-second-opener-is-reasoning-text",
+        "hand-written; vLLM 0.33 granite_reasoning_parser.py's lazy (.*?) between the first thought-process "
+        "marker and the response marker keeps a second thought-process marker in the reasoning (run here: "
+        "('a Here is my thought process: b ', ' c'))",
+        "Here is my thought process:\nFirst idea. Here is my thought process: second idea.\nHere is my response:\nDone.",
+        reasoning="First idea. Here is my thought process: second idea.",
+        content="Done.",
+        tokenizer="granite3",
+        options={"chat_template_kwargs": {"thinking": True}},
+    )
+    b.add(
         "granite-no-markers-is-content",
         "hand-written: thinking on but no marker: all content (the granite parser needs the thought-process marker)",
         C,

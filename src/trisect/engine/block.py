@@ -11,6 +11,9 @@ stream comes back. Its ``BlockPhase``:
 * ``YIELDED``: a call ended as a call; text between calls is content as it comes.
 * ``SPILLED``: part of the block became content (text that is not whitespace, outside a call):
   it is not a block after all, and the rest of it is read as it comes.
+* ``BROKEN``: its list of calls did not read (``FormatSpec.whole_list``): none of its calls
+  stand and all of its text is content, the rest of it too, its markers included, up to and
+  with the marker that leaves it; no call opens in it.
 * ``OUTSIDE``: not in a block.
 
 In every phase but ``OUTSIDE`` the block keeps its text since its opener or its last call
@@ -38,9 +41,10 @@ class BlockPhase(enum.Enum):
     UNDECIDED = "undecided"
     YIELDED = "yielded"
     SPILLED = "spilled"
+    BROKEN = "broken"
 
 
-OUTSIDE, UNDECIDED, YIELDED, SPILLED = BlockPhase
+OUTSIDE, UNDECIDED, YIELDED, SPILLED, BROKEN = BlockPhase
 _KEEPS_TEXT = (UNDECIDED, YIELDED)
 
 
@@ -122,7 +126,7 @@ class Block:
         self._text = [marker] if marker else []
         self._held = [(marker, MARKER)] if marker else []
         if self._whole_list:
-            self._list = [marker] if marker else []
+            self._list = []  # the opener joins it with the text before the first call (call_ends)
 
     def leave(self, out: list[Event]) -> None:
         """The stream left the block (its held text was given back first): a list's held calls
@@ -233,10 +237,10 @@ class Block:
     def break_list(self) -> tuple[list[int], str]:
         """A call of the list does not read, after calls that did: it is not a list. The indexes
         of its calls already streamed (aborted) and its text from its opener up to the bad call
-        (content, before the bad call's own text); what follows is read as it comes."""
+        (content, before the bad call's own text); the rest of the block is content (``BROKEN``)."""
         calls, text = self._list_calls, "".join(self._list)
         self._list, self._list_calls, self._list_held = [], [], []
-        self.phase, self._text, self._held = SPILLED, [], []
+        self.phase, self._text, self._held = BROKEN, [], []
         return calls, text
 
     @property

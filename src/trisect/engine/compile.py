@@ -90,7 +90,8 @@ def _lexicon(strings: list[str], any_start: re.Pattern[str] | None = None) -> Le
     ordered = sorted(set(strings), key=lambda s: (-len(s), s))
     pattern = re.compile("|".join(re.escape(s) for s in ordered))
     prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
-    starts = any_start or re.compile("[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]")
+    first = "[" + "".join(sorted({re.escape(s[0]) for s in ordered})) + "]"
+    starts = _ANY if any_start is _ANY else re.compile(first + "|" + any_start.pattern if any_start else first)
     return Lexicon(pattern, prefixes, max((len(p) for p in prefixes), default=0), starts)
 
 

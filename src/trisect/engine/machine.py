@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable
 
 from ..errors import MalformedOutputError
-from .block import CONTENT_TEXT, OUTSIDE, SKIP_TEXT, UNDECIDED, Block
+from .block import BROKEN, CONTENT_TEXT, OUTSIDE, SKIP_TEXT, UNDECIDED, Block
 from .call import Call
 from .codec import CodecFactory
 from .compile import CompiledFormat
@@ -319,6 +319,21 @@ class Machine:
                     if not verdict:  # value text
                         pos, scan = self._marker_text(real, terminal, data, pos, a, b)
                         continue
+            if self._block.phase is BROKEN and calls.open is None:
+                # a block whose list did not read is content, markers included; no call opens in it
+                if self._c.states[rule.next].region not in _FIELDS:
+                    pos, scan = self._marker_text(real, terminal, data, pos, a, b)
+                    continue
+                if real:
+                    lex.claim(terminal, data, a, b)
+                if a > pos:
+                    self._text(data, pos, a)
+                self._content(self._fields.skip_ws + data[a:b])  # with the whitespace before it
+                self._fields.skip_ws = ""
+                self._at = self._offset + a
+                self._apply(rule, terminal, "")  # the marker that leaves it, as content
+                pos = scan = b
+                continue
             if self._phase is OPENING:
                 if a > pos:  # blank text is dropped; any other makes the output content
                     self._text(data, pos, a)

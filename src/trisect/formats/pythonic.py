@@ -17,9 +17,10 @@ OLMo 3: ``<function_calls>`` opens the first call and a newline before a name th
 ``PythonicCallCodec`` reads each ``name(key=literal, …)``: literals only, never evaluated (see
 ``trisect.codecs.pythonic``). A ``[`` that does not begin a call (``[1]``, ``[link](url)``)
 is content with everything after it; so is a call that breaks off (its text, markers
-included). A bare list the output ends inside (``[f(a=1), g(b="Ro``) is not a list of calls
-(``FormatSpec.whole_list``): none of its calls stand, and all of its text is the message's
-``unfinished_call``. ``pythonic`` and ``llama4_pythonic`` read a list anywhere in the content, as the
+included). A list is all of its text or none (``FormatSpec.whole_list``, bare or between
+markers): one with a call that does not read, or text other than whitespace between its calls,
+is content whole, markers included; one the output ends inside (``[f(a=1), g(b="Ro``) is the
+message's ``unfinished_call``, all of it; none of their calls stand. ``pythonic`` and ``llama4_pythonic`` read a list anywhere in the content, as the
 model writes it bare; ``lfm2`` and ``olmo3`` only inside their markers. Llama 3.2's
 ``<|python_tag|>`` before a list, Llama 4's ``<|python_start|>`` / ``<|python_end|>`` around it
 are dropped. Names are not validated against the tools (as in vLLM).
@@ -112,8 +113,10 @@ def _block_list(name: str, start: str, end: str, *, codec: Any = PythonicCallCod
             ("AFTER", "SEP", "CALL", (Act.CALL_START,)),
             ("AFTER", "LIST_END", "BLOCK", ()),
             ("AFTER", "BLOCK_END", CONTENT, ()),
+            ("AFTER", STRAY_TEXT, "BLOCK", (Act.LIST_BREAK,)),
         ),
         codec=codec,
+        whole_list=True,
         **kw,
     )
 
@@ -151,9 +154,11 @@ FORMATS = [
             ("CALL", ARGS_FAILED, "BLOCK", (Act.CALL_END,)),
             ("AFTER", "NL", "CALL", (Act.CALL_START,), _NAME_START),
             ("AFTER", "BLOCK_END", CONTENT, ()),
+            ("AFTER", STRAY_TEXT, "BLOCK", (Act.LIST_BREAK,)),
             ("BLOCK", "BLOCK_END", CONTENT, ()),
         ),
         codec=RawStringCallCodec,  # the OLMo 3 template writes `key='` + value + `'`
+        whole_list=True,
         models=("OLMo 3",),
         reference="vLLM 0.33 olmo3_tool_parser.py",
     ),
