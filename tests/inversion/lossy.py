@@ -12,13 +12,15 @@ Rules (``Loss.rule``). Checker rules (``CHECKER``): the turn as the template kee
   ``content trimmed with calls``: so, in a turn with calls only.
 * ``reasoning dropped without calls``: a turn without calls is written with empty reasoning.
 * ``calls dropped``: no call of the turn is written.
+* ``content is reasoning with calls``: a turn with calls writes its content as reasoning.
 
 Generator rules (``GENERATOR``): turns the template refuses, or whose render does not continue the
 prompt, are not made: ``no reasoning``, ``reasoning required``, ``one call``, ``no calls`` (the
 calls the template writes read back as nothing: Python's repr, bare strings), ``not empty``,
 ``not a continuation`` (no turn continues the prompt: the target is skipped, with this reason),
 ``no quote in strings`` (an argument's string is written raw between single quotes: one that holds
-a quote cannot be told from its end).
+a quote cannot be told from its end), ``content or reasoning with calls`` (a turn with calls has
+one of the two: with reasoning, its content is empty).
 
 The convention of every target (docs/CONTRIBUTING-FORMATS.md, "Rules the expected values
 follow"): reasoning and content are each compared stripped as a whole field, empty is null.
@@ -77,6 +79,12 @@ def _reasoning_dropped_without_calls(
     return (reasoning if calls else None), content, calls
 
 
+def _content_is_reasoning_with_calls(
+    reasoning: str | None, content: str | None, calls: Calls
+) -> tuple[Any, Any, Calls]:
+    return (content if calls and content else reasoning), (None if calls else content), calls
+
+
 def _calls_dropped(reasoning: str | None, content: str | None, calls: Calls) -> tuple[Any, Any, Calls]:
     return reasoning, content, []
 
@@ -88,6 +96,7 @@ CHECKER: dict[str, Apply] = {
     "reasoning trimmed": _reasoning_trimmed,
     "reasoning dropped without calls": _reasoning_dropped_without_calls,
     "calls dropped": _calls_dropped,
+    "content is reasoning with calls": _content_is_reasoning_with_calls,
 }
 # generator side: turns the template refuses or cannot continue the prompt with are not made
 GENERATOR = (
@@ -98,6 +107,7 @@ GENERATOR = (
     "no calls",
     "not empty",
     "not a continuation",
+    "content or reasoning with calls",
 )
 
 
@@ -248,6 +258,26 @@ LOSSES.update(
                 "content",
                 "the template raises on an assistant turn with no content and no calls",
                 "unsloth-Magistral-Small-2509.jinja",
+            ),
+        ),
+        "gpt-oss": (
+            _loss(
+                "one call",
+                "tool_calls",
+                "`message.tool_calls[0]`: an assistant turn is written with its first call only",
+                "openai-gpt-oss-120b.jinja:285",
+            ),
+            _loss(
+                "content or reasoning with calls",
+                "turn",
+                '`raise_exception("Cannot pass both content and thinking in an assistant message with tool calls!")`',
+                "openai-gpt-oss-120b.jinja:290",
+            ),
+            _loss(
+                "content is reasoning with calls",
+                "content",
+                "a turn with tool_calls writes its content in the analysis channel (`<|channel|>analysis<|message|>` + content), where reasoning goes",
+                "openai-gpt-oss-120b.jinja:291-292",
             ),
         ),
         "granite-20b-fc": (

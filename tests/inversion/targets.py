@@ -32,7 +32,8 @@ class Target:
     kwargs: dict[str, Any] = field(default_factory=dict)  # chat_template_kwargs
     tokenizer: str | None = None  # tests/support/tokenizers.py name
     reasoning_key: str | None = "reasoning_content"  # the message key the template reads reasoning from
-    heavy_examples: int = 800  # the heavy run's cap per target: ~25 CPU-ms a turn x 31 targets: ~5.5 min on 2 cores
+    also_ends: tuple[str, ...] = ()  # other stop texts a turn may end with (Harmony: <|call|> after a call)
+    heavy_examples: int = 2000  # the heavy run's cap per target: ~21 CPU-ms a turn x 32 targets: ~9 min on 2 cores
 
 
 QWEN = {"eos_token": "<|im_end|>"}
@@ -309,5 +310,16 @@ TARGETS: tuple[Target, ...] = (
         special={"bos_token": "<|startoftext|>"},
         heldout=True,
         reasoning_key="thinking",
+    ),
+    # Harmony: the turn ends at <|return|> (no call) or <|call|> (the engine stops at both)
+    _t(
+        "gpt-oss",
+        "openai-gpt-oss-120b.jinja",
+        "openai_gptoss",
+        "openai",
+        "<|return|>",
+        also_ends=("<|call|>",),
+        reasoning_key="thinking",
+        tokenizer="gpt_oss",
     ),
 )

@@ -162,11 +162,12 @@ def own_markers(target: Target) -> tuple[str, ...]:
     one of them cannot be told from the marker (the generator does not write them whole)."""
     spec = Parser(target.reasoning, target.tools).spec
     found = {s for values in spec.terminals.values() for s in values if s.strip()}
-    found |= {target.end.strip()} - {""}
+    found |= {e.strip() for e in (target.end, *target.also_ends)} - {""}
     found |= set(target.special.values())
     return tuple(sorted(found))
 
 
+@cache  # a strategy is built (and validated by hypothesis) once, not at every draw
 def _text(target: Target, *, max_pieces: int) -> st.SearchStrategy[str]:
     own = own_markers(target)
     pieces = [p for p in MARKUP if not any(m in p for m in own)]
@@ -196,21 +197,23 @@ def _value(draw: st.DrawFn, target: Target, schema: dict[str, Any], depth: int =
         return draw(st.booleans())
     if kind == "array":
         return draw(st.lists(st.integers(-5, 5), max_size=4))
-    # an object: JSON of any shape, nested
+    return draw(_object(target))
+
+
+@cache
+def _object(target: Target) -> st.SearchStrategy[dict[str, Any]]:
+    """JSON of any shape, nested."""
     scalar = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | _text(target, max_pieces=3)
-    return draw(
-        st.dictionaries(
-            st.text("abk_", min_size=1, max_size=4),
-            st.recursive(
-                scalar,
-                lambda inner: (
-                    st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text("xyz", min_size=1, max_size=3), inner, max_size=3)
-                ),
-                max_leaves=6,
+    return st.dictionaries(
+        st.text("abk_", min_size=1, max_size=4),
+        st.recursive(
+            scalar,
+            lambda inner: (
+                st.lists(inner, max_size=3) | st.dictionaries(st.text("xyz", min_size=1, max_size=3), inner, max_size=3)
             ),
-            max_size=3,
-        )
+            max_leaves=6,
+        ),
+        max_size=3,
     )
 
 
@@ -241,6 +244,8 @@ def turns(draw: st.DrawFn, target: Target) -> Turn:
     if "one call" in rules:
         max_calls = 1
     calls = tuple(draw(st.lists(_call(target), max_size=max_calls)))
+    if "content or reasoning with calls" in rules and calls and reasoning is not None:
+        return Turn(reasoning, "", calls)
     content = _text(target, max_pieces=8)
     if "not empty" in rules and not calls:
         content = content.filter(lambda s: bool(s.strip()))
@@ -275,6 +280,7 @@ class NotAContinuation(AssertionError):
     """The template renders the turn so that the prompt is not its beginning, or without its end."""
 
 
+@cache
 def prompt(target: Target) -> str:
     return template(target).render(HISTORY, tools=TOOLS, add_generation_prompt=True, **target.kwargs)
 
@@ -286,9 +292,10 @@ def render(target: Target, turn: Turn) -> str:
     if not full.startswith(head):
         raise NotAContinuation(f"{target.name}: the prompt is not the beginning of the rendered turn")
     out = full[len(head) :]
-    if not out.endswith(target.end):
-        raise NotAContinuation(f"{target.name}: the rendered turn does not end with {target.end!r}: {out[-60:]!r}")
-    return out[: len(out) - len(target.end)]
+    for end in (target.end, *target.also_ends):
+        if out.endswith(end):
+            return out[: len(out) - len(end)]
+    raise NotAContinuation(f"{target.name}: the rendered turn does not end with {target.end!r}: {out[-60:]!r}")
 
 
 # ---------------------------------------------------------------------- what comes back
