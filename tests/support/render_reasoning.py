@@ -1066,7 +1066,8 @@ def granite_template(b: Book) -> None:
         "hand-written; vLLM 0.33 granite_reasoning_parser.py's lazy (.*?) between the first thought-process "
         "marker and the response marker keeps a second thought-process marker in the reasoning (run here: "
         "('a Here is my thought process: b ', ' c'))",
-        "Here is my thought process:\nFirst idea. Here is my thought process: second idea.\nHere is my response:\nDone.",
+        "Here is my thought process:\nFirst idea. Here is my thought process: second idea.\n"
+        "Here is my response:\nDone.",
         reasoning="First idea. Here is my thought process: second idea.",
         content="Done.",
         tokenizer="granite3",
