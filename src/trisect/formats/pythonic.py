@@ -21,7 +21,8 @@ included). A list is all of its text or none (``FormatSpec.whole_list``, bare or
 markers): one with a call that does not read, or text other than whitespace between its calls,
 is content whole, markers included; one the output ends inside (``[f(a=1), g(b="Ro``) is the
 message's ``unfinished_call``, all of it; none of their calls stand. ``pythonic`` and
-``llama4_pythonic`` read a list anywhere in the content, as the model writes it bare; ``lfm2`` and ``olmo3`` only inside their markers. Llama 3.2's
+``llama4_pythonic`` read a list anywhere in the content, as the model writes it bare; ``lfm2``
+and ``olmo3`` only inside their markers. Llama 3.2's
 ``<|python_tag|>`` before a list, Llama 4's ``<|python_start|>`` / ``<|python_end|>`` around it
 are dropped. Names are not validated against the tools (as in vLLM).
 
