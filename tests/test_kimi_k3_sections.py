@@ -44,8 +44,11 @@ def _calls(message: Message) -> list[tuple[str, dict[str, str]]]:
     "output",
     [
         "R" + THINK_END + SECTION.replace("<|close|>tools<|sep|>", "") + END,  # section left open at the turn's end
+        # a second tools opener inside the section, before or after a call: a marker of the section
+        "R" + THINK_END + SECTION.replace(CALL, "<|open|>tools<|sep|>" + CALL),
+        "R" + THINK_END + SECTION.replace(CALL, CALL + "<|open|>tools<|sep|>"),
     ],
-    ids=["turn-end-in-open-section"],
+    ids=["turn-end-in-open-section", "second-opener-before-the-call", "second-opener-after-the-call"],
 )
 def test_a_tools_section_marker_never_reaches_content(output: str) -> None:
     for message in _both(output):

@@ -28,7 +28,8 @@ text, kept as written when it is valid JSON and a string otherwise. A call count
 ``<|close|>call<|sep|>`` is seen (as in vLLM); a call cut off or without a ``tool`` is content,
 markers included, and so is one whose body holds anything but ``argument key="…"`` elements
 (``<|open|>json<|sep|>…``, an argument without a key): it is never ``{}``. ``<|close|>message<|sep|>``
-closes a section left open: a marker, never content. A tools opener inside the think channel ends the reasoning (a
+closes a section left open, and a second tools opener inside one opens nothing more: markers,
+never content. A tools opener inside the think channel ends the reasoning (a
 section written before ``<|close|>think<|sep|>`` is the call, as a call opener ends unterminated
 reasoning in the other families); the think closer after it is a stray marker. The tool format
 also unwraps the response channel, so it reads the content without the reasoning format too.
@@ -123,11 +124,13 @@ FORMATS = [
             ("TOOLS", "TOOLS_CLOSE", CONTENT, ()),
             # the turn's end closes a section left open: a marker, never content
             ("TOOLS", "MESSAGE_CLOSE", CONTENT, ()),
+            # a second opener inside the section opens nothing more: a marker of it, never content
+            ("TOOLS", "TOOLS_OPEN", "TOOLS", ()),
             ("CALL_HEAD", "SEP", "ARGS", (Act.NAME_END,)),
             ("ARGS", "ARG_OPEN", "ARG_HEAD", (Act.ARG_MARKER,), ("key=",)),
             ("ARG_HEAD", "SEP", "ARGS", (Act.ARG_MARKER,)),
             ("ARGS", "ARG_CLOSE", "ARGS", (Act.ARG_MARKER,), (_ARG_OPEN, _CALL_CLOSE)),
-            ("ARGS", "CALL_CLOSE", "TOOLS", (Act.CALL_END,), (_CALL_OPEN, _TOOLS_CLOSE)),
+            ("ARGS", "CALL_CLOSE", "TOOLS", (Act.CALL_END,), (_CALL_OPEN, _TOOLS_CLOSE, TOOLS_OPEN)),
         ),
         codec=XmlParams(
             param_start="ARG_OPEN",
