@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..message.fold import fold, render
-from ..message.types import Delta
+from ..message.types import Delta, MessageBuilder
 from ..parser import Parser
 from ..request.tokenview import ReasoningTokens
 from .call_ids import CallIds
@@ -209,6 +209,11 @@ class ChatStream:
         out, self._logprobs = self._logprobs, []
         return out
 
+    def pending_token_ids(self) -> list[int]:
+        """The token ids kept for the next chunk (``return_token_ids``), handed over."""
+        out, self._token_ids = self._token_ids, []
+        return out
+
     @property
     def id(self) -> str:
         """The completion id every chunk carries."""
@@ -356,40 +361,27 @@ def chat_completion(
     completion_tokens: int | None = None,
     **stream_options: Any,
 ) -> dict[str, Any]:
-    """A whole ``chat.completion`` dict for one output: the ``ChatStream`` fed once (atomic, so
-    a malformed call is content as in ``parse()``), folded. ``stream_options`` as for
-    ``ChatStream`` (``id``, ``model``, ``tool_call_id``, ``prompt_tokens``, request options…)."""
+    """A whole ``chat.completion`` dict for one output: the ``ChatStream``'s deltas for it (atomic,
+    so a malformed call is content as in ``parse()``), folded by ``MessageBuilder`` as a client
+    folds a stream, then written in the OpenAI shape. ``stream_options`` as for ``ChatStream``
+    (``id``, ``model``, ``tool_call_id``, ``prompt_tokens``, request options…)."""
     for name in ("include_usage", "continuous_usage", "repeat_tool_call_ids", "atomic_tool_calls"):
         stream_options.pop(name, None)
     chat = ChatStream(parser, atomic_tool_calls=True, **stream_options)
-    chunks = chat.feed(output, token_ids, logprobs=logprobs)
-    chunks += chat.finish(finish_reason, completion_tokens=completion_tokens)
-    reasoning: list[str] = []
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    lps: list[Any] = []
-    ids: list[int] = []
-    field = chat.reasoning_field
-    for chunk in chunks:
-        for choice in chunk["choices"]:
-            delta = choice["delta"]
-            if delta.get(field):
-                reasoning.append(delta[field])
-            if delta.get("content"):
-                content.append(delta["content"])
-            for piece in delta.get("tool_calls", ()):
-                empty = {"id": piece.get("id"), "type": "function", "function": {"name": "", "arguments": ""}}
-                call = calls.setdefault(piece["index"], empty)
-                call["function"]["name"] += piece["function"].get("name", "")
-                call["function"]["arguments"] += piece["function"]["arguments"]
-            if choice.get("logprobs"):
-                lps.extend(choice["logprobs"]["content"])
-            ids.extend(choice.get("token_ids", ()))
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(content) or None}
+    built = MessageBuilder()
+    built.add(chat.feed_delta(output, token_ids, logprobs=logprobs))
+    built.add(chat.finish_delta(finish_reason, completion_tokens=completion_tokens))
+    folded = built.message()
+    lps = chat.pending_logprobs()
+    ids = chat.pending_token_ids()
+    message: dict[str, Any] = {"role": "assistant", "content": folded.content}
     if chat.request.include_reasoning:
-        message[field] = "".join(reasoning) or None
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+        message[chat.reasoning_field] = folded.reasoning
+    if folded.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in folded.tool_calls
+        ]
     choice_out: dict[str, Any] = {
         "index": chat.index,
         "message": message,
