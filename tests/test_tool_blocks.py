@@ -100,6 +100,8 @@ def test_a_list_of_calls_with_a_call_that_does_not_read_is_all_content() -> None
         # a bad call after a good one: the block, its markers included, is content
         ("lfm2", "<|tool_call_start|>[get_weather(city='Paris'), 'bad']<|tool_call_end|> done", None, []),
         ("olmo3", "<function_calls>\nget_weather(city='Paris')\n'bad'\n</function_calls> done", None, []),
+        # its first call that does not read too, the output ending there (no closer)
+        ("lfm2", "<|tool_call_start|>[get_weather|", None, []),
         # a word between its calls breaks the list too
         ("lfm2", "<|tool_call_start|>[get_weather(city='Paris') x]<|tool_call_end|>", None, []),
         ("olmo3", "<function_calls>\nget_weather(city='Paris') x\n</function_calls>", None, []),

@@ -588,8 +588,8 @@ class Machine:
         if text is None and block.phase is UNDECIDED:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
-            if block.listing and block.has_list_calls:
-                text = self._break_list(text)
+            if block.listing and (block.has_list_calls or block.phase is UNDECIDED):
+                text = self._break_list(text)  # its first call too: the list, opener included, is content
             self._content(text)
         elif self.trace is not None and call is not None:
             self.trace.call(call.start, end)
