@@ -182,6 +182,8 @@ def call_shape(spec: FormatSpec) -> CallShape | str:
                 continue
             if r.next in seen and r.next != state and Act.CALL_END not in r.acts:
                 continue  # back to an earlier state: not the template's shape
+            if r.next == state and not r.acts:
+                continue  # a marker the state absorbs (a second opener): recovery, not the template's shape
             if r.next in opens_call and any(Act.CALL_END in rr.acts for _tt, rr in path):
                 continue  # after the call, a separator towards the next one (a trailing comma)
             region = regions[r.next]
