@@ -107,6 +107,8 @@ def test_a_list_of_calls_with_a_call_that_does_not_read_is_all_content() -> None
         ("olmo3", "<function_calls>\nget_weather(city='Paris') x\n</function_calls>", None, []),
         # the output ends inside the list: all of the block is the unfinished call
         ("lfm2", "<|tool_call_start|>[get_weather(city='Paris'), get_weather(ci", "", []),
+        # a list that closed stands, whatever follows it in the block
+        ("lfm2", "<|tool_call_start|>[get_weather(city='Paris')]later", "later", ["Paris"]),
         # a list that reads: its calls stand
         (
             "lfm2",

@@ -131,12 +131,18 @@ class Block:
     def leave(self, out: list[Event]) -> None:
         """The stream left the block (its held text was given back first): a list's held calls
         stand (their events go to ``out``)."""
+        self.close_list(out)
+        self._close()
+
+    def close_list(self, out: list[Event]) -> None:
+        """The list closed (its ``]``), in the block or as it leaves it: its held calls stand
+        (their events go to ``out``) and the list is done; the block reads on as it comes."""
         for index, call_id, name, arguments in self._list_held:
             out.append(ToolCallStart(index, call_id, name))
             if arguments:
                 out.append(ToolCallArguments(index, arguments))
             out.append(ToolCallEnd(index))
-        self._close()
+        self._list, self._list_calls, self._list_held = [], [], []
 
     def _close(self) -> None:
         self.phase = OUTSIDE

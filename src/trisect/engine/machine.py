@@ -520,6 +520,8 @@ class Machine:
                 self._header.at = self._at
             elif act is Act.HEADER_END:
                 nxt = self._header_end(marker, nxt)
+            elif act is Act.LIST_CLOSE:
+                self._block.close_list(self._out)
             elif act is Act.LIST_BREAK:
                 if self._block.listing and self._block.has_list_calls:  # its text since its last call too
                     self._content(self._break_list(self._block.text()))

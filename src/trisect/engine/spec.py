@@ -68,6 +68,8 @@ class Act(enum.Enum):
     # the list of calls the stream is in does not read (``FormatSpec.whole_list``): none of its
     # calls stand (those streamed are reported aborted) and its text, from its opener, is content
     LIST_BREAK = "list_break"
+    # the list of calls closed inside its block (LFM2's "]" before <|tool_call_end|>): its calls stand
+    LIST_CLOSE = "list_close"
 
 
 REASONING = "REASONING"

@@ -112,7 +112,7 @@ def _block_list(name: str, start: str, end: str, *, codec: Any = PythonicCallCod
             ("CALL", ARGS_FAILED, "BLOCK", (Act.CALL_END,)),
             ("CALL", "BLOCK_END", CONTENT, (Act.CALL_END,)),  # by id, outside a string: cut off
             ("AFTER", "SEP", "CALL", (Act.CALL_START,)),
-            ("AFTER", "LIST_END", "BLOCK", ()),
+            ("AFTER", "LIST_END", "BLOCK", (Act.LIST_CLOSE,)),  # the list closed: its calls stand
             ("AFTER", "BLOCK_END", CONTENT, ()),
             ("AFTER", STRAY_TEXT, "BLOCK", (Act.LIST_BREAK,)),
         ),
