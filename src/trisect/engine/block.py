@@ -240,24 +240,22 @@ class Block:
         self._close()
         return calls, text
 
-    def break_list(self) -> tuple[list[int], str]:
-        """A call of the list does not read, after calls that did: it is not a list. The indexes
-        of its calls already streamed (aborted) and its text from its opener up to the bad call
-        (content, before the bad call's own text); the rest of the block is content (``BROKEN``)."""
+    def break_list(self) -> tuple[list[int], str, int | None]:
+        """A call of the list does not read, or text between its calls: it is not a list. The
+        indexes of its calls already streamed (aborted), its text from its opener up to the bad
+        call (content, before the bad call's own text) and the index of its first call held, never
+        sent (atomic streams; ``None``); the rest of the block is content (``BROKEN``)."""
         calls, text = self._list_calls, "".join(self._list)
+        first_held = self._list_held[0][0] if self._list_held else None
         self._list, self._list_calls, self._list_held = [], [], []
         self.phase, self._text, self._held = BROKEN, [], []
-        return calls, text
+        return calls, text, first_held
 
     @property
-    def first_held(self) -> int | None:
-        """The index of a list's first call held (atomic streams), or ``None``."""
-        return self._list_held[0][0] if self._list_held else None
-
-    @property
-    def has_list_calls(self) -> bool:
-        """A list with a call in it that stood (streamed or held)."""
-        return bool(self._list_calls or self._list_held)
+    def list_open(self) -> bool:
+        """Inside a list that must close, undecided or with a call in it that stood: a call that
+        does not read, or a word between calls, breaks it."""
+        return self.listing and (self.phase is UNDECIDED or bool(self._list_calls or self._list_held))
 
     @property
     def list_text(self) -> str:

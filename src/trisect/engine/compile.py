@@ -70,7 +70,7 @@ class StateTable:
 
 
 _ANY = re.compile(r"[\s\S]")
-_NON_BLANK = re.compile(r"\S")
+NON_BLANK = re.compile(r"\S")  # text a STRAY_TEXT rule takes (the machine finds it with this)
 _FIND_MARKERS = 6  # at most this many marker strings are found one str.find each
 
 
@@ -195,7 +195,7 @@ def _compile(spec: FormatSpec, vocab: Vocab | None) -> CompiledFormat:
         inert_strings = [s for t in special if t not in live for s in spec.terminals[t]]
         text_rule = spec.table.get((state, FIRST_TEXT))
         stray_rule = spec.table.get((state, STRAY_TEXT))
-        anyc = _ANY if text_rule is not None else _NON_BLANK if stray_rule is not None else None
+        anyc = _ANY if text_rule is not None else NON_BLANK if stray_rule is not None else None
         states[state] = StateTable(
             name=state,
             region=region,

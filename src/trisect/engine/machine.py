@@ -26,14 +26,13 @@ and ``to_value()`` O(that state).
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable
 
 from ..errors import MalformedOutputError
 from .block import BROKEN, CONTENT_TEXT, OUTSIDE, SKIP_TEXT, UNDECIDED, Block
 from .call import Call
 from .codec import CodecFactory
-from .compile import CompiledFormat
+from .compile import NON_BLANK, CompiledFormat
 from .deferred import Deferred
 from .events import ContentText, Event, ReasoningEnd, ReasoningText, ToolCallAborted, ToolCallUnfinished
 from .fields import Field, Fields, skip_lead
@@ -56,7 +55,6 @@ _REASONING, _CONTENT, _NAME, _CALL_ID = Region.REASONING, Region.CONTENT, Region
 _ARGS, _HEADER, _SKIP = Region.ARGS, Region.HEADER, Region.SKIP
 _OPENS_REASONING = (_CONTENT, Region.SKIP, _HEADER)  # a transition from these into reasoning opens a block
 _FIELDS = (_REASONING, _CONTENT)
-_NON_BLANK = re.compile(r"\S")
 
 
 class Phase(enum.Enum):
@@ -238,21 +236,20 @@ class Machine:
             else:
                 m = lexicon.pattern.search(data, scan) if lexicon.pattern is not None else None
                 a, found = (m.start(), m.group()) if m is not None else (-1, "")
-            if st.text_rule is not None:
+            if st.text_rule is not None or st.stray_rule is not None:
                 text_end = a if a >= 0 else n if final else holdback(data, scan, n, lexicon)
-                if text_end > pos:  # the state's first text leaves it, and is read in the next one
+                if st.text_rule is not None and text_end > pos:  # the first text leaves, read in the next
                     self._apply(st.text_rule, "", "")
                     scan = pos
                     continue
-            if st.stray_rule is not None:
-                text_end = a if a >= 0 else n if final else holdback(data, scan, n, lexicon)
-                stray = _NON_BLANK.search(data, pos, text_end)
-                if stray is not None:  # text other than whitespace leaves the state, read in the next
+                stray_rule = st.stray_rule
+                stray = NON_BLANK.search(data, pos, text_end) if stray_rule is not None else None
+                if stray_rule is not None and stray is not None:  # other text than whitespace leaves
                     k = stray.start()
                     if k > pos:
                         self._text(data, pos, k)
                     self._at = self._offset + k
-                    self._apply(st.stray_rule, "", "")
+                    self._apply(stray_rule, "", "")
                     pos = scan = k
                     continue
             if a < 0:
@@ -523,7 +520,7 @@ class Machine:
             elif act is Act.LIST_CLOSE:
                 self._block.close_list(self._out)
             elif act is Act.LIST_BREAK:
-                if self._block.listing and self._block.has_list_calls:  # its text since its last call too
+                if self._block.list_open:  # its text since its last call too
                     self._content(self._break_list(self._block.text()))
         region = self._st.region
         st = self._c.states[nxt]
@@ -590,8 +587,8 @@ class Machine:
         if text is None and block.phase is UNDECIDED:
             self._release()  # the block yields a call: its markers were structure
         if text is not None:
-            if block.listing and (block.has_list_calls or block.phase is UNDECIDED):
-                text = self._break_list(text)  # its first call too: the list, opener included, is content
+            if block.list_open:  # its first call too: the list, opener included, is content
+                text = self._break_list(text)
             self._content(text)
         elif self.trace is not None and call is not None:
             self.trace.call(call.start, end)
@@ -601,10 +598,9 @@ class Machine:
         (``FormatSpec.whole_list``): a block is all of its text or none, so none of its calls
         stand (those streamed are reported aborted) and its text from its opener is content,
         before the bad call's ``text``. Its held calls were never sent: their indexes are free."""
-        held = self._block.first_held
+        streamed, head, held = self._block.break_list()
         if held is not None:
             self._calls.unsend(held)
-        streamed, head = self._block.break_list()
         if self.trace is not None:
             self.trace.break_list()
         self._out += [ToolCallAborted(i, "a call of its list of calls does not read") for i in streamed]
