@@ -3,8 +3,8 @@
 #
 #   .ci/vllm-venv.sh DIR      # DIR outside the repository; wiped and rebuilt (CI: once per run)
 #
-# The recipe is ../shared/bench/README.md's ("Set-up"): vLLM installed --no-deps, the CPU torch,
-# xgrammar, and the dependencies the parser and serving path import; plus llguidance (vLLM's
+# The recipe (vLLM's own parsers and serving code on CPU, no model, no GPU stack): vLLM installed
+# --no-deps, the CPU torch, xgrammar, and the dependencies the parser and serving path import; plus llguidance (vLLM's
 # structured-output manager and `vllm serve`'s argument parser import it), pytest, and trisect
 # itself (--no-deps -e: the checkout under test). pip prints "vllm 0.33.0 requires ..., which is
 # not installed" for the CUDA stack: expected, pip still exits 0. The import check fails loudly.
