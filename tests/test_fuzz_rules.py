@@ -461,6 +461,62 @@ def test_an_invoke_whose_name_leaves_its_quote_open_is_no_call(invoke: str) -> N
     check_output(parser, "ok</think>" + text, tools=WEATHER, cuts=2)
 
 
+_K3_CALL = (
+    '<|open|>tools<|sep|><|open|>call tool="get_weather"{}<|sep|><|open|>argument key="location"{}<|sep|>'
+    "Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+)
+_DSML_CALL = (
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather"{}>\n'
+    '<｜DSML｜parameter name="location"{} string="true">'
+    "Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+)
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "fmt", "text"),
+    [
+        (None, "minicpm5", '<function name="get_weather">\n<param name="="2</param>\n</function>'),
+        (None, "minicpm5", '<function name="get_weather">\n<param name="city" 2>Paris</param>\n</function>'),
+        (None, "minicpm5", "<function name='get_weather'>\n<param name='city'x>Paris</param>\n</function>"),
+        (None, "minicpm5", '<function name="get_weather" g="te">\n<param name="city">Paris</param>\n</function>'),
+        (None, "deepseek_v32", _DSML_CALL.format('g="te"', "")),
+        (None, "deepseek_v32", _DSML_CALL.format("", 'g="te"')),
+        ("kimi_k3", "kimi_k3", _K3_CALL.format(' x="y"', "")),
+        ("kimi_k3", "kimi_k3", _K3_CALL.format("", ' x="y"')),
+    ],
+)
+def test_a_header_with_text_no_field_carries_does_not_read(reasoning: str | None, fmt: str, text: str) -> None:
+    """A name or key quoted first (MiniCPM5, DSML) or an element's attributes (DSML, Kimi K3):
+    text after the quoted name or key that is no attribute (``"="2``), or an attribute the
+    format never reads and no call's identity is (``g="te"``), is text neither the name, the key
+    nor the value holds, so the header does not read and the call is malformed: its whole text is
+    content (the ``2`` or ``te`` was in no field, call or marker)."""
+    parser = Parser(reasoning, fmt)
+    msg = parser.parse(text, tools=WEATHER)
+    assert msg.tool_calls == ()
+    assert text in (msg.content or "")
+    check_output(parser, text, tools=WEATHER, cuts=4)
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "fmt", "text"),
+    [
+        (
+            None,
+            "minicpm5",
+            '<function name="get_weather" id="1">\n<param name="location" type="string">Paris</param>\n</function>',
+        ),
+        (None, "deepseek_v32", _DSML_CALL.format(' index="0"', "")),
+        ("kimi_k3", "kimi_k3", _K3_CALL.format(' index="1"', ' type="string"')),
+    ],
+)
+def test_a_header_keeps_reading_a_calls_identity_attributes(reasoning: str | None, fmt: str, text: str) -> None:
+    """The rule above does not reject a call's identity: ``id``, ``index`` and ``type``
+    attributes name the call (Kimi K3's template writes ``index``) and no field carries them."""
+    msg = Parser(reasoning, fmt).parse(text, tools=WEATHER)
+    assert [(c.name, json.loads(c.arguments)) for c in msg.tool_calls] == [("get_weather", {"location": "Paris"})]
+
+
 # ---------------------------------------------------------------------- ids and text tell one story
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
@@ -464,16 +464,26 @@ def _pair(m: re.Match[str]) -> tuple[str, str, str]:
     return name, "", bare
 
 
-def only_attributes(text: str) -> list[tuple[str, str, str]] | None:
+# attributes that name a call rather than carry data (an id or index the model numbers calls
+# with, the call's type): ignored by every reader, never text a field must hold
+IDENTITY_ATTRIBUTES = frozenset({"id", "index", "type"})
+
+
+def only_attributes(text: str, reads: Collection[str] | None = None) -> list[tuple[str, str, str]] | None:
     """``attribute_pairs(text)`` when the text is attributes and whitespace only, else ``None``:
     other text in a header (``name=d\nb``, ``tool="g"s``) is text no key or value carries, so
-    the header does not read. Cost: O(len(text))."""
+    the header does not read. ``reads``: the attributes the format reads; another attribute
+    (``g="te"``), identity ones (``IDENTITY_ATTRIBUTES``) aside, holds text no field carries, so
+    the header does not read either. Cost: O(len(text))."""
     pairs = []
     at = 0
     for m in _ATTRIBUTE.finditer(text):
         if text[at : m.start()].strip():
             return None
-        pairs.append(_pair(m))
+        pair = _pair(m)
+        if reads is not None and pair[0] not in reads and pair[0].lower() not in IDENTITY_ATTRIBUTES:
+            return None
+        pairs.append(pair)
         at = m.end()
     return pairs if not text[at:].strip() else None
 

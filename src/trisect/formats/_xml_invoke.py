@@ -80,30 +80,24 @@ def unquote(text: str) -> str:
 
 
 def first_quoted(text: str) -> str:
-    """``"get_weather" extra="x"`` -> ``get_weather``; unquoted text is taken as it stands."""
-    m = _QUOTED.match(text)
-    return m.group(2).strip() if m else text.strip()
-
-
-def _first_quoted_name(text: str) -> str:
-    """A call's name, quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
-    ``"submit"/``. Any other text after it (``"t"r``, ``"t" extra``) is text that neither the name
-    nor an attribute is, so the name does not read ("") and the call is malformed: its text is
+    """A name or key quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
+    ``"submit"/``; unquoted text is taken as it stands. Any other text after it (``"t"r``,
+    ``"=" 2``, an attribute that is no call's identity: ``g="te"``) is text the call would not
+    carry, so the name or key does not read (""): the call is malformed and its text is
     content, never dropped."""
     m = _QUOTED.match(text)
     if m is None:
         return text.strip()
     rest = text[m.end() :].strip().removesuffix("/")
-    return m.group(2).strip() if only_attributes(rest) is not None else ""
+    return m.group(2).strip() if only_attributes(rest, reads=()) is not None else ""
 
 
 _READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
-_READ_NAME = {**_READ, Quote.FIRST: _first_quoted_name}
 _QUOTES = ("'", '"')
 
 
 def _name_reader(quote: Quote) -> Callable[[str], tuple[str, str | None]] | None:
-    read = _READ_NAME.get(quote)
+    read = _READ.get(quote)
     if read is None:
         return None
 

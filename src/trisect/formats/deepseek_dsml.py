@@ -61,8 +61,9 @@ from ._xml_invoke import Quote, invoke_format, unquote
 
 def parse_attributes(text: str) -> tuple[str, tuple[str, ...] | None]:
     """`` name="k" string="false"`` -> ``("k", JSON_TEXT)``; ``string="true"`` -> a string. Text
-    that is no attribute (``name=d\nb``) reads no key: the call is malformed, never short of it."""
-    pairs = only_attributes(text)
+    that is no attribute (``name=d\nb``) or an attribute the template never writes (``g="te"``)
+    reads no key: the call is malformed, never short of it."""
+    pairs = only_attributes(text, reads=("name", "string"))
     if pairs is None:  # no attribute at all is a bare or quoted key (``"city"``): read as written
         return ("", None) if attribute_pairs(text) else (unquote(text), None)
     attrs = {k: v for k, _quote, v in pairs}

@@ -63,8 +63,9 @@ TOOLS_OPEN = "<|open|>tools<|sep|>"
 
 def attributes(text: str) -> dict[str, str]:
     """``key="v"`` pairs of an element header, unescaped as vLLM does; none when the header holds
-    text that is no attribute (``tool="g"s``), so the element does not read."""
-    pairs = only_attributes(text) or ()
+    text that is no attribute (``tool="g"s``) or an attribute no element reads (``x="y"``), so
+    the element does not read."""
+    pairs = only_attributes(text, reads=("tool", "key", "type")) or ()
     return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, quote, v in pairs if quote == '"'}
 
 

@@ -9,7 +9,8 @@ Wire format::
 
 Several ``<function>`` blocks may follow each other; text around them is content, and an
 optional ``<|tool_call_start|>`` … ``<|tool_call_end|>`` wrapper around the blocks is dropped.
-Names and keys are quoted with ``"`` or ``'`` (extra attributes after the name are ignored).
+Names and keys are quoted with ``"`` or ``'`` (an ``id``, ``index`` or ``type`` attribute after them is
+ignored; other text after them makes the call malformed: ``docs/rules.md``).
 Names must be among the request's tools (``validate_names``: vLLM drops a block naming an
 unknown tool); that call's text is content. Values are stripped of surrounding whitespace and
 typed by the tool schema (``codecs/schema.py``: string-typed values stay strings, others become
