@@ -20,6 +20,7 @@ from support import tokenizers as tk
 from support.cases import load_cases
 from trisect import MalformedOutputError, Parser, StreamError
 from trisect.codecs import JsonEnvelope, JsonEnvelopeCodec, XmlParams
+from trisect.engine.vocab import EACH_BYTE
 from trisect.testing import (
     Case,
     check_chunks,
@@ -624,6 +625,29 @@ def test_a_marker_quoted_in_an_argument_keeps_its_spacing_from_ids_alone() -> No
     ids = tk.encode("mistral", text)
     msg = check_ids_agree(parser, text, ids, tools=SEARCH)
     assert json.loads(msg.tool_calls[0].arguments) == {"query": "a [TOOL_CALLS] b"}
+
+
+@pytest.mark.parametrize("ids", [[996, 910], [996, 910, 1032], [1113, 996, 910, 996]])
+def test_bytes_that_make_no_character_are_replaced_as_the_tokenizer_decodes_them(ids: list[int]) -> None:
+    """SentencePiece decodes each byte piece that makes no character to its own U+FFFD (Mistral's
+    ``<0xE1><0x8B>``, an unfinished three-byte character, is two), where Python's and HF's byte-level
+    decoders make one per maximal subpart: ids alone read what the tokenizer's decode gives,
+    whole and at every cut (the ids' own text is the referee here, the tokenizer's decode)."""
+    tok = tk.load("mistral")
+    parser = Parser(None, "mistral", tokenizer=tok)
+    assert parser.vocab is not None and parser.vocab.utf8_errors == EACH_BYTE
+    text = tok.decode(ids, skip_special_tokens=False)
+    assert text.count("\ufffd") >= 2
+    assert parser.parse(None, token_ids=ids).content == text
+    check_ids_agree(parser, text, ids, tools=SEARCH)
+
+
+@pytest.mark.parametrize("tok", ["qwen3", "llama3", "gpt_oss", "glm"])
+def test_a_byte_level_tokenizer_replaces_a_maximal_subpart_once(tok: str) -> None:
+    """The probe does not mistake a byte-level tokenizer for SentencePiece: its decode of
+    ``E1 8B`` is one U+FFFD, as ``from_utf8_lossy`` makes it."""
+    parser = Parser(None, "hermes", tokenizer=tk.load(tok))
+    assert parser.vocab is not None and parser.vocab.utf8_errors == "replace"
 
 
 STEP3_BLOCK = (

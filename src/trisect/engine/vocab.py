@@ -24,6 +24,21 @@ from .value import Value, as_bool, as_str, as_tuple
 
 _INT = {int}
 
+# The error handler of a tokenizer whose decode makes each byte that is no character's its own
+# U+FFFD (SentencePiece's byte pieces: ``<0xE1><0x8B>`` -> two), where Python's "replace" (and
+# Rust's ``from_utf8_lossy`` under HF tokenizers' byte-level decoder) makes one per maximal
+# subpart (one). Registered once, in the codecs registry, under trisect's own name.
+EACH_BYTE = "trisect.each-byte"
+
+
+def _each_byte(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
+    return "\ufffd" * (err.end - err.start), err.end
+
+
+codecs.register_error(EACH_BYTE, _each_byte)
+
 
 @cache
 def _byte_decoder() -> dict[str, int]:
@@ -90,6 +105,7 @@ class Vocab:
         # as themselves where nothing is pending): the lexer's one dict lookup per id
         self.plain_sizes: dict[int, int] = {}
         self._drops: bool | None = None
+        self._errors: str | None = None
         self._known: set[int] = set()  # ids checked to be token ids (``check_ids``)
         self._fingerprint: bytes | None = None
 
@@ -172,6 +188,44 @@ class Vocab:
         if self._drops is None:
             self._drops = self._probe_run_space()
         return self._drops
+
+    @property
+    def utf8_errors(self) -> str:
+        """How the tokenizer's decode replaces bytes that make no character: ``"replace"`` (one
+        U+FFFD per maximal subpart) or ``EACH_BYTE`` (one per byte), asked of the tokenizer once:
+        it decodes the byte tokens of an unfinished three-byte character (``E1 8B``)."""
+        if self._errors is None:
+            self._errors = EACH_BYTE if self._probe_each_byte() else "replace"
+        return self._errors
+
+    def utf8_decoder(self) -> codecs.IncrementalDecoder:
+        """An incremental UTF-8 decoder that replaces what makes no character as the tokenizer does."""
+        return codecs.getincrementaldecoder("utf-8")(self.utf8_errors)
+
+    def decode_bytes(self, data: bytes) -> str:
+        """``data`` as text, what makes no character replaced as the tokenizer does."""
+        return data.decode("utf-8", self.utf8_errors)
+
+    def _probe_each_byte(self) -> bool:
+        if self._kind == "tiktoken":  # tiktoken decodes with Python's "replace"
+            return False
+        found: dict[bytes, int] = {}
+        for token_id in range(1024):  # byte tokens come first in SentencePiece vocabularies
+            if token_id in self._added:
+                continue
+            try:
+                data = self.token_bytes(token_id)
+            except (KeyError, ValueError, TypeError, OverflowError, RequestError):
+                continue
+            if data in (b"\xe1", b"\x8b"):
+                found.setdefault(data, token_id)
+        if len(found) < 2:
+            return False
+        try:
+            text = self.tokenizer.decode([found[b"\xe1"], found[b"\x8b"]], skip_special_tokens=False)
+        except (TypeError, ValueError):
+            return False
+        return bool(text == "\ufffd\ufffd")
 
     def _probe_run_space(self) -> bool:
         if self._kind == "tiktoken" or not self._added:
@@ -267,9 +321,10 @@ class Renderer:
     parser runs, and the text trisect makes of ids alone; the lexer aligns the two by it. The
     bytes of consecutive ordinary tokens are decoded together, never splitting a character; an
     added token ends that run, so the bytes of a character it interrupts, and bytes that are not
-    UTF-8, are each U+FFFD (Unicode's substitution of maximal subparts, which Rust's
-    ``String::from_utf8_lossy`` under HF tokenizers and Python's ``"replace"`` both follow), as
-    are those left at the end of the output. The first token of a run after an added token loses
+    UTF-8, are U+FFFD as the tokenizer's decode makes them (``Vocab.utf8_errors``: one per
+    maximal subpart, Unicode's substitution, which Rust's ``String::from_utf8_lossy`` under HF
+    tokenizers and Python's ``"replace"`` both follow; one per byte under SentencePiece's byte
+    pieces), as are those left at the end of the output. The first token of a run after an added token loses
     the leading space a SentencePiece decoder drops there (``Vocab.drops_run_space``, learned
     from the tokenizer). Added tokens are their text. ``added(..., hold=True)`` (ids alone, a
     control token that is not a marker of the format): the text is held until a token that is
@@ -281,7 +336,7 @@ class Renderer:
 
     def __init__(self, vocab: Vocab) -> None:
         self._vocab = vocab
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._decoder = vocab.utf8_decoder()
         self._run_start = True  # the next ordinary token begins a run (after an added token)
         self._held = ""  # control tokens' text, held (ids alone)
         # the next ordinary token may not render as its own bytes (bytes are pending, it may

@@ -82,4 +82,4 @@ def _decode(token_ids: Sequence[int], vocab: Vocab) -> str:
     for t in token_ids:
         added = vocab.added_text(t)
         parts.append(added.encode("utf-8") if added is not None else vocab.token_bytes(t))
-    return b"".join(parts).decode("utf-8", errors="replace")
+    return vocab.decode_bytes(b"".join(parts))

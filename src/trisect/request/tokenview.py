@@ -44,7 +44,6 @@ marker (ids-only formats).
 
 from __future__ import annotations
 
-import codecs
 from collections import deque
 from collections.abc import Iterable, Sequence
 
@@ -151,7 +150,7 @@ class ReasoningTracker:
         self.content_start: int | None = None if self._state != _OUT else 0
         # text markers
         self._text = bool(view.text_markers)
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._decoder = view.vocab.utf8_decoder()
         self._tail = ""  # decoded text of the last ordinary tokens, at most the longest marker
         self._recent: deque[tuple[int, bool]] = deque()  # (chars, counted) of the tokens in the tail
 
@@ -167,7 +166,7 @@ class ReasoningTracker:
         twin = object.__new__(ReasoningTracker)
         for name in self.__dict__:
             setattr(twin, name, getattr(self, name))
-        twin._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        twin._decoder = self._view.vocab.utf8_decoder()
         twin._decoder.setstate(self._decoder.getstate())
         twin._recent = deque(self._recent)
         return twin

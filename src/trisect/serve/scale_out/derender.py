@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import marshal
 import time
 import uuid
@@ -446,7 +445,7 @@ class Derenderer:
 
     def _decode(self, ids: Sequence[int], *, special: bool) -> str:
         """Ids -> text: added tokens as written (control tokens only when ``special``)."""
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        decoder = self.vocab.utf8_decoder()
         return IdsText(self.vocab, special, decoder).decode(ids)
 
     # ------------------------------------------------------------------ chat, one chunk
@@ -610,7 +609,7 @@ class Derenderer:
         if ctx.stop:
             raise ScaleOutError(STREAM_STOP_STRINGS, param="completion_request.stop")
         binding = self._text_binding(ctx)
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        decoder = self.vocab.utf8_decoder()
         context: tuple[int, ...] = ()
         offset = 0
         given = body.get("stream_state")

@@ -37,7 +37,7 @@ def _bytes(vocab: Vocab, token_id: int) -> bytes:
 
 
 def _text(vocab: Vocab, ids: Sequence[int]) -> str:
-    return b"".join(_bytes(vocab, i) for i in ids).decode("utf-8", "replace")
+    return vocab.decode_bytes(b"".join(_bytes(vocab, i) for i in ids))
 
 
 def token_text(vocab: Vocab, token_id: int, context: Sequence[int]) -> str:

@@ -31,7 +31,6 @@ whose structural tag admits the reasoning block, as for ``/v1/completions``).
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -67,7 +66,7 @@ class _GenerateDecoder(_CompletionsDecoder):
         self._context: list[list[int]] = [[] for _ in range(request.n)]
         # the text, for answers that have no parser to decode the ids (raw completions): control
         # tokens left out, as an engine's skip_special_tokens leaves them
-        self._text = [IdsText(vocab, False, codecs.getincrementaldecoder("utf-8")("replace")) for _ in range(request.n)]
+        self._text = [IdsText(vocab, False, vocab.utf8_decoder()) for _ in range(request.n)]
 
     def _piece(self, index: int, choice: Mapping[str, Any], ids: Sequence[int] | None) -> CompletionPiece:
         logprobs = None
