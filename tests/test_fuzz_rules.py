@@ -427,6 +427,7 @@ def test_a_call_that_breaks_stops_at_the_same_character_at_every_cut(fmt: str, t
         ("pythonic", "[search(query='a') x [search(query='b')]", "[search(query='a') x", ["b"]),
         ("pythonic", "[search(query='a'), 'b'] [search(query='c')]", "[search(query='a'), 'b']", ["c"]),
         ("pythonic", "[search(query='a') ,\nsearch(query='b')\n] ok", "ok", ["a", "b"]),
+        ("pythonic", "[search(query=='a')] ok", "[search(query=='a')] ok", []),
         ("llama4_pythonic", "<|python_start|>[search(query='a') x]<|python_end|>", "[search(query='a') x]", []),
     ],
 )

@@ -246,7 +246,9 @@ class PythonicCallCodec(Codec):
                 i += 1
                 continue
             if st == _AFTER_KEY:
-                if c != "=" or s.startswith("==", i):
+                # "==" fails at its second "=" (the first is a keyword's, as far as one can
+                # tell): a look-ahead would fail at the first only when both are in one chunk
+                if c != "=":
                     self._fail()
                     break
                 self._state = _VALUE
