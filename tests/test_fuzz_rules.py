@@ -628,6 +628,20 @@ def test_a_marker_quoted_in_an_argument_keeps_its_spacing_from_ids_alone() -> No
     assert json.loads(msg.tool_calls[0].arguments) == {"query": "a [TOOL_CALLS] b"}
 
 
+@pytest.mark.parametrize("value", ['"</think></tool_call>', '"</think>x"}}\n</tool_call>', '"b</think></tool_call>'])
+def test_arguments_that_break_on_an_added_token_keep_text_and_ids_aligned(value: str) -> None:
+    """ERNIE's arguments written as a JSON string that break on their first character, an added
+    token (``</think>``, no marker of the tools-only format): the delta's bytes were counted
+    once by the codec's fast path and again by the scanner that read the rest, so the call's
+    closer ``</tool_call>`` was 8 bytes from its id and the stream raised "never met its text"
+    (a fuzz finding). Text with ids, one token per delta, reads what the whole output reads."""
+    tok = "ernie45"
+    parser = Parser(None, "ernie45", tokenizer=tk.load(tok))
+    text = '<tool_call>{"name": "search", "arguments": ' + value
+    msg = check_ids_agree(parser, text, tk.encode(tok, text), tools=SEARCH)
+    assert (msg.tool_calls, msg.content) == ((), text)
+
+
 @pytest.mark.parametrize("ids", [[996, 910], [996, 910, 1032], [1113, 996, 910, 996]])
 def test_bytes_that_make_no_character_are_replaced_as_the_tokenizer_decodes_them(ids: list[int]) -> None:
     """SentencePiece decodes each byte piece that makes no character to its own U+FFFD (Mistral's

@@ -145,8 +145,6 @@ class EventStream(Machine):
             # ids without a tokenizer match every marker as text (TEXT mode)
             fast = self._fast_path(text, self._st.text_lex if lex.mode is TEXT else self._st.plain_lex)
             if fast is not None:
-                if lex.mode is not TEXT:
-                    lex.text_bytes += utf8_len(text)
                 return fast
         return self._text_events(text)
 
@@ -238,6 +236,8 @@ class EventStream(Machine):
         if starts is not None and starts.search(text) is not None:
             return None
         self._offset += len(text)
+        if self._lex.mode is not TEXT:
+            self._lex.text_bytes += utf8_len(text)  # ordinary bytes, as the scanner counts them
         if region is _REASONING:
             t = self._fields.reasoning.trim(text, 0, len(text))
             return [ReasoningText(t)] if t else []
@@ -258,6 +258,9 @@ class EventStream(Machine):
         self._out = out
         j = self._calls.args(text, 0, n, out)
         self._offset += j
+        if self._lex.mode is not TEXT:
+            # the bytes the codec read; the scanner counts what it reads again (text[j:]) itself
+            self._lex.text_bytes += utf8_len(text) if j == n else utf8_len(text[:j])
         if j < n or codec.done or codec.failed:
             self._codec_step(call, self._offset)
             if j < n:
