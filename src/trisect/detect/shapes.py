@@ -262,4 +262,4 @@ def _invoke(one: str, two: str | None, markers: Markers, name: str) -> FormatSpe
     return recorded(spec, key=_READER[key_quote_style], call_name=_READER[names])
 
 
-_READER = {Quote.NONE: "as_is", Quote.OPTIONAL: "unquote", Quote.FIRST: "first_quoted"}
+_READER = {Quote.NONE: "as_is", Quote.OPTIONAL: "unquote", Quote.FIRST: "first_quoted", Quote.ALONE: "first_quoted"}

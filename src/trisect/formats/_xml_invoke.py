@@ -66,6 +66,7 @@ class Quote(enum.Enum):
     NONE = "none"  # as it stands (stripped): <function=get_weather>
     OPTIONAL = "optional"  # "k", 'k' or k: <invoke name="get_weather">
     FIRST = "first"  # the first quoted value; further attributes are ignored: name="k" extra="x"
+    ALONE = "alone"  # the first quoted value; only a call's identity attributes may follow: name="k" id="1"
 
 
 _QUOTED = re.compile(r"""\s*(["'])(.*?)\1""", re.S)
@@ -79,20 +80,26 @@ def unquote(text: str) -> str:
     return text
 
 
-def first_quoted(text: str) -> str:
+def first_quoted(text: str, reads: tuple[str, ...] | None = None) -> str:
     """A name or key quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
     ``"submit"/``; unquoted text is taken as it stands. Any other text after it (``"t"r``,
-    ``"=" 2``, an attribute that is no call's identity: ``g="te"``) is text the call would not
+    ``"=" 2``, or an attribute outside ``reads`` that is no call's identity: ``g="te"``) is text the call would not
     carry, so the name or key does not read (""): the call is malformed and its text is
-    content, never dropped."""
+    content, never dropped. ``reads``: the attributes that may follow besides a call's identity
+    (``None``: any, as a user format or a synthesised one reads a template that writes others,
+    ``string="true"``; ``Quote.FIRST``); ``Quote.ALONE`` passes ``()``."""
     m = _QUOTED.match(text)
     if m is None:
         return text.strip()
     rest = text[m.end() :].strip().removesuffix("/")
-    return m.group(2).strip() if only_attributes(rest, reads=()) is not None else ""
+    return m.group(2).strip() if only_attributes(rest, reads=reads) is not None else ""
 
 
-_READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted}
+def _first_quoted_alone(text: str) -> str:
+    return first_quoted(text, reads=())
+
+
+_READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted, Quote.ALONE: _first_quoted_alone}
 _QUOTES = ("'", '"')
 
 

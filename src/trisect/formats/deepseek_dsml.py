@@ -100,7 +100,7 @@ def dsml_format(
         trim="none",
         unwrap=unwrap,
         style=style,
-        names=Quote.FIRST,  # the quoted name: a self-closing invoke's '"submit"/' is 'submit'
+        names=Quote.ALONE,  # the quoted name: a self-closing invoke's '"submit"/' is 'submit'
         models=models,
         reference=reference,
     )
