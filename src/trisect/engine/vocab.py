@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -210,13 +210,7 @@ class Vocab:
         if self._kind == "tiktoken":  # tiktoken decodes with Python's "replace"
             return False
         found: dict[bytes, int] = {}
-        for token_id in range(1024):  # byte tokens come first in SentencePiece vocabularies
-            if token_id in self._added:
-                continue
-            try:
-                data = self.token_bytes(token_id)
-            except (KeyError, ValueError, TypeError, OverflowError, RequestError):
-                continue
+        for token_id, data in self._ordinary_tokens(1024):  # byte tokens come first in SentencePiece
             if data in (b"\xe1", b"\x8b"):
                 found.setdefault(data, token_id)
         if len(found) < 2:
@@ -227,19 +221,24 @@ class Vocab:
             return False
         return bool(text == "\ufffd\ufffd")
 
+    def _ordinary_tokens(self, limit: int) -> Iterator[tuple[int, bytes]]:
+        """``(id, bytes)`` of the ordinary tokens among the first ``limit`` ids (ids the tokenizer
+        cannot read skipped): what the probes look through."""
+        for token_id in range(limit):
+            if token_id not in self._added:
+                try:
+                    yield token_id, self.token_bytes(token_id)
+                except (KeyError, ValueError, TypeError, OverflowError, RequestError):
+                    continue
+
     def _probe_run_space(self) -> bool:
         if self._kind == "tiktoken" or not self._added:
             return False
         spaced = None  # an ordinary token that is a space and a word
-        for token_id in range(5000):  # the first such word among the commonest tokens
-            if token_id not in self._added:
-                try:
-                    data = self.token_bytes(token_id)
-                except (KeyError, ValueError, TypeError, OverflowError, RequestError):
-                    continue
-                if len(data) > 2 and data[:1] == b" " and data[1:].isalpha() and data.isascii():
-                    spaced = (token_id, data[1:].decode())
-                    break
+        for token_id, data in self._ordinary_tokens(5000):  # the first such word among the commonest
+            if len(data) > 2 and data[:1] == b" " and data[1:].isalpha() and data.isascii():
+                spaced = (token_id, data[1:].decode())
+                break
         if spaced is None:
             return False
         decode = self.tokenizer.decode

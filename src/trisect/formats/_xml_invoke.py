@@ -48,6 +48,7 @@ is value text. Cost: building a table, once per format at import.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable
 from typing import Any, Literal
@@ -83,11 +84,12 @@ def unquote(text: str) -> str:
 def first_quoted(text: str, reads: tuple[str, ...] | None = None) -> str:
     """A name or key quoted first: ``"get_weather"``, ``'search' id='1'``, or a self-closing
     ``"submit"/``; unquoted text is taken as it stands. Any other text after it (``"t"r``,
-    ``"=" 2``, or an attribute outside ``reads`` that is no call's identity: ``g="te"``) is text the call would not
-    carry, so the name or key does not read (""): the call is malformed and its text is
-    content, never dropped. ``reads``: the attributes that may follow besides a call's identity
-    (``None``: any, as a user format or a synthesised one reads a template that writes others,
-    ``string="true"``; ``Quote.FIRST``); ``Quote.ALONE`` passes ``()``."""
+    ``"=" 2``, or an attribute outside ``reads`` that is no call's identity: ``g="te"``) is
+    text the call would not carry, so the name or key does not read (""): the call is
+    malformed and its text is content, never dropped. ``reads``: the attributes that may
+    follow besides a call's identity (``None``: any, as a user format or a synthesised one
+    reads a template that writes others, ``string="true"``; ``Quote.FIRST``); ``Quote.ALONE``
+    passes ``()``."""
     m = _QUOTED.match(text)
     if m is None:
         return text.strip()
@@ -95,11 +97,11 @@ def first_quoted(text: str, reads: tuple[str, ...] | None = None) -> str:
     return m.group(2).strip() if only_attributes(rest, reads=reads) is not None else ""
 
 
-def _first_quoted_alone(text: str) -> str:
-    return first_quoted(text, reads=())
-
-
-_READ = {Quote.OPTIONAL: unquote, Quote.FIRST: first_quoted, Quote.ALONE: _first_quoted_alone}
+_READ: dict[Quote, Callable[[str], str]] = {
+    Quote.OPTIONAL: unquote,
+    Quote.FIRST: first_quoted,
+    Quote.ALONE: functools.partial(first_quoted, reads=()),
+}
 _QUOTES = ("'", '"')
 
 
